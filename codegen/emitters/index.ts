@@ -1,0 +1,7 @@
+// Every target, in the order they run.
+import type { Emitter } from "../emitter.js";
+import { tsTypesEmitter } from "./ts-types.js";
+import { tsMethodsEmitter } from "./ts-methods.js";
+import { validatorsEmitter } from "./validators.js";
+
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter];
