@@ -64,7 +64,9 @@ export const validatorsEmitter: Emitter = {
       ajv.addSchema({ ...schema, $id: `${ID_BASE}${name}` });
       exports[`validate${name}`] = `${ID_BASE}${name}`;
     }
-    const standalone = (standaloneCode as unknown as { default: typeof standaloneCode }).default ?? standaloneCode;
+    type Standalone = (ajv: Ajv2020.default, refs: Record<string, string>) => string;
+    const mod = standaloneCode as unknown as { default?: Standalone };
+    const standalone: Standalone = mod.default ?? (standaloneCode as unknown as Standalone);
     const code = standalone(ajv, exports);
     // ajv's ESM output still calls require() for its runtime helpers (ucs2length, equal).
     const js = `${header(model, "//")}/* eslint-disable */

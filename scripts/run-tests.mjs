@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Runs node's test runner on the compiled tests (*.test.js) under the given folders,
+// e.g. `node scripts/run-tests.mjs test/unit test/integration`. Folders are source paths;
+// the compiled files live under dist/. Extra flags (--test-name-pattern=…) pass through.
+import { readdirSync, statSync, existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const args = process.argv.slice(2);
+const dirs = args.filter((a) => !a.startsWith("--"));
+const passthrough = args.filter((a) => a.startsWith("--"));
+
+function collect(dir, out) {
+  for (const name of readdirSync(dir).sort()) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) collect(p, out);
+    else if (name.endsWith(".test.js")) out.push(p);
+  }
+  return out;
+}
+
+const files = [];
+for (const d of dirs.length ? dirs : ["test/unit", "test/integration"]) {
+  const compiled = path.join(root, "dist", d);
+  if (!existsSync(compiled)) {
+    console.error(`run-tests: ${compiled} does not exist (run npm run build first)`);
+    process.exit(1);
+  }
+  collect(compiled, files);
+}
+if (!files.length) {
+  console.error("run-tests: no test files found");
+  process.exit(1);
+}
+const hasReporter = passthrough.some((a) => a.startsWith("--test-reporter"));
+const r = spawnSync(
+  process.execPath,
+  [
+    "--test",
+    `--test-concurrency=${process.env.A4AA_TEST_CONCURRENCY ?? 2}`,
+    "--test-timeout=120000",
+    ...(hasReporter ? [] : ["--test-reporter=spec"]),
+    ...passthrough,
+    ...files,
+  ],
+  { stdio: "inherit", cwd: root },
+);
+process.exit(r.status ?? 1);

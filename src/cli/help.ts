@@ -1,0 +1,34 @@
+// The text of `a4aa --help` and `a4aa serve --help`.
+export const MAIN_HELP = `a4aa — Adapter-For-All-Agents
+
+Usage:
+  a4aa serve [options]       run the sidecar: JSON-RPC 2.0 (a4aa.v1) as NDJSON on stdin/stdout
+  a4aa demo                  drive the bundled example agent through a real 'a4aa serve' and
+                             print what happens (offline, no account needed)
+  a4aa schema                print the a4aa.v1 OpenRPC document
+  a4aa schema diff OLD NEW   judge the changes between two versions of the document
+  a4aa --version             print the version
+  a4aa --help                print this help
+
+A host (IDE, orchestrator, CI bot) spawns 'a4aa serve', sends session/open with an
+AgentSpec (an ACP agent, 'codex app-server', or a CLI such as 'claude -p'), then
+session/prompt, and reads session/event notifications until the prompt's answer.
+See 'a4aa serve --help' and the README.
+`;
+
+export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--log-level LEVEL]
+
+Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
+responses and notifications, one per line, on stdout. Logs go to stderr only.
+Closing stdin (or SIGTERM / SIGINT) closes every session, ends every agent process
+tree, and exits 0 (1 if an agent's processes could not be cleaned up).
+
+Options:
+  --trust-host-env          allow specs with env policy "inheritAll": the agent then gets
+                            the sidecar's whole environment, credentials included. Only
+                            for launchers whose callers are trusted.
+  --permission-timeout MS   answer a permission request 'cancelled' when the host has not
+                            answered within MS milliseconds (default: wait for the host)
+  --log-level LEVEL         error, warn (default), info or debug
+  --help                    print this help
+`;

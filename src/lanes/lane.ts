@@ -1,0 +1,109 @@
+// The contract between the session layer and a lane. A lane starts and speaks to one
+// kind of agent; it never writes to the host: it emits typed AgentEvents through its
+// context and settles each turn with a TurnOutcome (or throws an A4aaError).
+import type {
+  AgentEvent,
+  AgentInfo,
+  AgentSpec,
+  Capabilities,
+  Effort,
+  Lane,
+  PermissionOption,
+  PermissionPreset,
+  SessionOptions,
+  SessionState,
+  ToolKind,
+  TurnOutcome,
+} from "../../generated/ts/types.js";
+import type { Logger } from "../log.js";
+import type { FlowGate } from "../transport/ndjson-writer.js";
+
+export interface TurnInput {
+  text: string;
+  /** Per-turn overrides (already checked by `checkTurn`). */
+  model?: string;
+  effort?: Effort;
+}
+
+export interface LanePermissionOption extends PermissionOption {
+  /** False for options a preset must never pick (Codex's structured decisions). Default true. */
+  auto?: boolean;
+}
+
+/** A permission request as a lane hands it to the session's broker. */
+export interface PermissionAsk {
+  toolCallId: string;
+  title: string;
+  kind: ToolKind;
+  contentTexts: string[];
+  options: LanePermissionOption[];
+  /** The agent's own request, forwarded to the host as `raw`. */
+  raw: unknown;
+}
+
+export type PermissionDecision = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+export type ResolvedOptions = SessionOptions & { permission: PermissionPreset };
+
+export interface LaneContext<S extends AgentSpec = AgentSpec> {
+  /** The sidecar's session id (events are emitted under it). */
+  sessionId: string;
+  spec: S;
+  /** Absolute, existing working directory. */
+  cwd: string;
+  /** Exactly the environment the agent (and anything it asks the sidecar to run) gets. */
+  env: Record<string, string>;
+  /** The session's options, with the permission preset resolved. */
+  options: ResolvedOptions;
+  /** A native session id to continue. */
+  resume?: string;
+  /** How the sidecar introduces itself (spec.clientName ?? "a4aa"), and its version. */
+  clientName: string;
+  clientVersion: string;
+  /** Most bytes accepted from the agent's stdout (per line on acp/rpc, per turn on cli). */
+  maxOutputBytes: number;
+  logger: Logger;
+  /** Closed while the host is not reading: pause agent stdout readers on it. */
+  gate: FlowGate;
+  /** Streams an event to the host, in order. */
+  emit(event: AgentEvent): void;
+  /** Lets the preset or the host decide; never throws, fails closed to `cancelled`. */
+  askPermission(ask: PermissionAsk): Promise<PermissionDecision>;
+  /** Aborted when the session starts closing (also while `open` is still running). */
+  signal: AbortSignal;
+}
+
+export interface LaneSession {
+  readonly nativeSessionId: string | null;
+  readonly capabilities: Capabilities;
+  readonly agentInfo: AgentInfo | null;
+  readonly sessionState: SessionState | null;
+  /** False once the agent died: the session is then good only for `close` (R-SUP-2). */
+  readonly alive: boolean;
+  /** Rejects per-turn selectors the session cannot honour (unsupported_selector, stage prompt). */
+  checkTurn(input: TurnInput): void;
+  /**
+   * Runs one turn. Resolves with the outcome or throws an A4aaError. After `cancel()` the
+   * session layer reports `cancelled` whatever this settles with.
+   */
+  prompt(input: TurnInput): Promise<TurnOutcome>;
+  /** Delivers a cancellation of the running turn to the agent; resolves once delivered. */
+  cancel(): Promise<void>;
+  /** Ends the agent's whole process tree. Resolves with whether nothing is left. */
+  close(): Promise<{ clean: boolean; detail?: string }>;
+}
+
+export interface LaneDriver<S extends AgentSpec = AgentSpec> {
+  readonly lane: Lane;
+  /** The preset used when `options.permission` is absent. */
+  defaultPermission(spec: S): PermissionPreset;
+  /**
+   * R-OPEN-1: rejects (unsupported_selector, stage open) what the lane cannot honour —
+   * selectors, resume — before anything is spawned.
+   */
+  precheck(spec: S, options: ResolvedOptions, resume: string | undefined): void;
+  /** Starts the agent and runs its handshake. Must stop everything it started if it fails. */
+  open(ctx: LaneContext<S>): Promise<LaneSession>;
+}
+
+export type AnyLaneDriver = LaneDriver<AgentSpec>;

@@ -1,0 +1,146 @@
+// `a4aa serve`: reads the host's NDJSON from `input`, dispatches JSON-RPC, and is the
+// only writer of `output`. Shutdown (stdin EOF, SIGTERM, SIGINT) closes every session
+// and resolves with the process exit code.
+import type { Readable, Writable } from "node:stream";
+import type { HostToSidecarMethod, ParamsOf, ResultOf } from "../../generated/ts/methods.js";
+import { METHODS, isMethodName } from "../../generated/ts/methods.js";
+import { paramsValidators } from "../../generated/ts/method-validators.js";
+import type { ErrorStage } from "../../generated/ts/types.js";
+import { A4aaError, errors, toA4aaError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { readFrames } from "../transport/frames.js";
+import { JsonRpcPeer } from "../transport/json-rpc.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
+import { NdjsonWriter } from "../transport/ndjson-writer.js";
+import type { HostChannel } from "../sessions/host-channel.js";
+import { formatParamsErrors } from "./params-errors.js";
+import { discoverDocument } from "./discover.js";
+
+/** What the server needs from the session layer. */
+export interface SessionService {
+  open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">>;
+  prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">>;
+  cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">>;
+  close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">>;
+  /** Closes every session; resolves false when any cleanup failed. */
+  closeAll(): Promise<boolean>;
+}
+
+export interface ServerOptions {
+  input: Readable;
+  output: Writable;
+  logger: Logger;
+  version: string;
+  maxLineBytes?: number;
+  /** Builds the session layer once the host channel exists. */
+  createSessions: (host: HostChannel) => SessionService;
+  /** Signals that shut the server down like stdin EOF does. */
+  signals?: NodeJS.Signals[];
+}
+
+const STAGES: Record<HostToSidecarMethod, ErrorStage> = {
+  ping: "transport",
+  "rpc.discover": "transport",
+  "session/open": "open",
+  "session/prompt": "prompt",
+  "session/cancel": "cancel",
+  "session/close": "close",
+};
+
+type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
+
+export function runServer(opts: ServerOptions): Promise<number> {
+  const { logger } = opts;
+  const writer = new NdjsonWriter(opts.output);
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+
+  const peer: JsonRpcPeer = new JsonRpcPeer({
+    sendLine: (line) => writer.writeLine(line),
+    requireVersion: true,
+    writeVersion: true,
+    allowBatch: true,
+    onRequest: (method, params) => dispatch(method, params),
+    onNotification: (method) => {
+      if (method === "session/cancel") {
+        logger.warn(
+          "ignored a session/cancel notification (no id): cancel is only defined as a request, so that its outcome can be acknowledged",
+        );
+      } else {
+        logger.warn(`ignored a notification for ${JSON.stringify(method)}: the host sends no notifications in a4aa.v1`);
+      }
+    },
+    toRpcError: (err, method) => {
+      const e = toA4aaError(err, isMethodName(method) && method in STAGES ? STAGES[method as HostToSidecarMethod] : "transport");
+      if (e.code === "internal_error") logger.error(`${method} failed unexpectedly: ${(err as Error)?.stack ?? e.message}`);
+      return e.toRpcError();
+    },
+    invalidRequest: (reason) => new A4aaError("invalid_request", "transport", reason).toRpcError(),
+    onInvalid: (reason) => logger.warn(`invalid JSON-RPC message from the host: ${reason}`),
+    onUnmatchedResponse: (m) => logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late?)`),
+  });
+
+  const host: HostChannel = {
+    gate: writer.gate,
+    event: (sessionId, event) => peer.notify("session/event", { sessionId, event }),
+    requestPermission: (request, signal) => peer.request("permission/request", request, { signal }),
+  };
+  const sessions = opts.createSessions(host);
+
+  const handlers: Handlers = {
+    ping: () => ({ protocol: "a4aa.v1", version: opts.version }),
+    "rpc.discover": () => discoverDocument(),
+    "session/open": (p) => sessions.open(p),
+    "session/prompt": (p) => sessions.prompt(p),
+    "session/cancel": (p) => sessions.cancel(p),
+    "session/close": (p) => sessions.close(p),
+  };
+
+  function dispatch(method: string, rawParams: unknown): unknown {
+    if (!isMethodName(method) || METHODS[method].direction !== "hostToSidecar") {
+      throw new A4aaError("method_not_found", "transport", `a4aa.v1 has no method ${JSON.stringify(method)} for hosts to call`);
+    }
+    const m = method as HostToSidecarMethod;
+    const params = rawParams === undefined ? {} : rawParams;
+    const stage = STAGES[m];
+    if (Array.isArray(params)) {
+      throw new A4aaError("invalid_params", stage, "params must be an object: a4aa.v1 methods take their params by name");
+    }
+    const validate = paramsValidators[m];
+    if (!validate(params)) throw new A4aaError("invalid_params", stage, formatParamsErrors(validate.errors));
+    return (handlers[m] as (p: unknown) => unknown)(params);
+  }
+
+  return new Promise<number>((resolve) => {
+    let shuttingDown = false;
+    const shutdown = async (why: string) => {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      logger.info(`shutting down: ${why}`);
+      stopReading();
+      for (const s of signals) process.off(s, onSignal);
+      // Calls still waiting on the host (permission requests) fail closed.
+      peer.close(errors.peerClosed("transport", `the host's stdin closed (${why})`));
+      let clean = true;
+      try {
+        clean = await sessions.closeAll();
+      } catch (e) {
+        clean = false;
+        logger.error(`closing sessions failed: ${(e as Error).message}`);
+      }
+      await writer.flush();
+      if (!clean) logger.error("at least one agent process tree could not be cleaned up; exiting with status 1");
+      resolve(clean ? 0 : 1);
+    };
+    const signals = opts.signals ?? [];
+    const onSignal = (sig: NodeJS.Signals) => void shutdown(sig);
+    for (const s of signals) process.on(s, onSignal);
+    const stopReading = readFrames(opts.input, maxLineBytes, {
+      onMessage: (value, text) => peer.handle(value, text),
+      onFrameError: (e) => {
+        logger.warn(`bad line from the host: ${e.message}`);
+        writer.write({ jsonrpc: "2.0", id: null, error: e.toRpcError() });
+      },
+      onEnd: () => void shutdown("stdin closed"),
+    });
+  });
+}

@@ -1,0 +1,168 @@
+// The session registry: checks a session/open (cwd, environment boundary, selectors)
+// before anything is spawned, hands it to its lane, and routes the session methods.
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
+import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
+import { buildChildEnv } from "../env/policy.js";
+import { A4aaError, errors } from "../errors.js";
+import type { Logger } from "../log.js";
+import { laneDriver } from "../lanes/registry.js";
+import type { LaneContext, ResolvedOptions } from "../lanes/lane.js";
+import type { SessionService } from "../server/server.js";
+import type { HostChannel } from "./host-channel.js";
+import { PermissionBroker } from "./permissions.js";
+import { Session, type SessionTimings } from "./session.js";
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+export interface SessionManagerOptions {
+  host: HostChannel;
+  logger: Logger;
+  version: string;
+  /** The sidecar's own environment, the source of inherited names. */
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  trustHostEnv: boolean;
+  permissionTimeoutMs?: number;
+  timings?: Partial<SessionTimings>;
+}
+
+export class SessionManager implements SessionService {
+  private readonly sessions = new Map<string, Session>();
+  private readonly opening = new Map<string, Promise<unknown>>();
+  private readonly timings: SessionTimings;
+  private readonly idPrefix = randomUUID().slice(0, 8);
+  private counter = 0;
+
+  constructor(private readonly o: SessionManagerOptions) {
+    this.timings = { cancelGraceMs: 10_000, ...o.timings };
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  private get(sessionId: string, stage: "prompt" | "cancel"): Session {
+    const s = this.sessions.get(sessionId);
+    if (!s || s.state === "opening") throw errors.unknownSession(sessionId, stage);
+    return s;
+  }
+
+  async open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">> {
+    const spec = params.spec;
+    const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
+    let isDir = false;
+    try {
+      isDir = statSync(cwd).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
+
+    const env = buildChildEnv({
+      policy: spec.command.env,
+      sessionEnv: params.env,
+      hostEnv: this.o.hostEnv,
+      trustHostEnv: this.o.trustHostEnv,
+    });
+    if (!env.ok) throw env.error;
+
+    const driver = await laneDriver(spec.lane);
+    const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
+    const options: ResolvedOptions = { ...params.options, permission };
+    driver.precheck(spec, options, params.resume);
+
+    const id = `${this.idPrefix}-${++this.counter}`;
+    const session = new Session(id, this.o.logger, this.o.host.event, this.timings);
+    session.broker = new PermissionBroker({
+      sessionId: id,
+      preset: permission,
+      host: this.o.host,
+      emit: session.emit,
+      logger: this.o.logger,
+      timeoutMs: this.o.permissionTimeoutMs,
+    });
+    // Registered before the agent starts, so that events it sends during the handshake
+    // are forwarded under this id before the open response.
+    this.sessions.set(id, session);
+    const ctx: LaneContext<AgentSpec> = {
+      sessionId: id,
+      spec,
+      cwd,
+      env: env.env,
+      options,
+      resume: params.resume,
+      clientName: spec.clientName ?? "a4aa",
+      clientVersion: this.o.version,
+      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      logger: this.o.logger,
+      gate: this.o.host.gate,
+      emit: session.emit,
+      askPermission: session.askPermission,
+      signal: session.lifetime.signal,
+    };
+    this.o.logger.info(`opening ${spec.lane} agent ${JSON.stringify(spec.id)} (${spec.command.program}) in ${cwd}`, id);
+    const opening = driver.open(ctx);
+    this.opening.set(id, opening);
+    try {
+      const lane = await opening;
+      session.lane = lane;
+      if (session.closingStarted) {
+        // The sidecar began shutting down while the agent was starting.
+        await session.close().catch(() => undefined);
+        throw new A4aaError("session_closed", "open", "the sidecar shut down while the session was opening");
+      }
+      session.state = "idle";
+      return {
+        sessionId: id,
+        nativeSessionId: lane.nativeSessionId,
+        capabilities: lane.capabilities,
+        agentInfo: lane.agentInfo,
+        sessionState: lane.sessionState,
+      };
+    } catch (e) {
+      if (session.state === "opening" || session.state === "closed") this.sessions.delete(id);
+      throw e;
+    } finally {
+      this.opening.delete(id);
+    }
+  }
+
+  prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
+    const s = this.get(params.sessionId, "prompt");
+    return s.prompt({ text: params.text, model: params.model, effort: params.effort });
+  }
+
+  async cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">> {
+    const s = this.get(params.sessionId, "cancel");
+    await s.cancel();
+    return {};
+  }
+
+  async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
+    const s = this.sessions.get(params.sessionId);
+    if (!s) return {};
+    await s.close(this.opening.get(s.id));
+    this.sessions.delete(s.id);
+    return {};
+  }
+
+  async closeAll(): Promise<boolean> {
+    const all = [...this.sessions.values()];
+    const results = await Promise.allSettled(
+      all.map(async (s) => {
+        await s.close(this.opening.get(s.id));
+        this.sessions.delete(s.id);
+      }),
+    );
+    let clean = true;
+    results.forEach((r, i) => {
+      if (r.status === "rejected") {
+        clean = false;
+        this.o.logger.error(`closing failed: ${(r.reason as Error)?.message ?? r.reason}`, all[i].id);
+      }
+    });
+    return clean;
+  }
+}

@@ -1,0 +1,116 @@
+// Finding and ending a process tree: the group an agent was started in, plus any
+// descendant that left the group (setsid, setpgid). Linux reads /proc; elsewhere only
+// the process group is known.
+import { readFileSync, readdirSync } from "node:fs";
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  state: string;
+  /** Start time in clock ticks since boot: tells a pid apart from a later reuse of it. */
+  start: number;
+}
+
+const HAS_PROC = process.platform === "linux";
+
+export function readProc(pid: number): ProcInfo | null {
+  if (!HAS_PROC) return null;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // The command name may hold spaces and parentheses: fields start after the last ')'.
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), start: Number(rest[19]) };
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const t of tasks) {
+    try {
+      const txt = readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim();
+      if (txt) for (const c of txt.split(" ")) out.push(Number(c));
+    } catch {
+      // The task ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** Every live descendant of `pid` (not `pid` itself), found through /proc. */
+export function descendants(pid: number): ProcInfo[] {
+  if (!HAS_PROC) return [];
+  const out: ProcInfo[] = [];
+  const queue = [pid];
+  const seen = new Set<number>([pid]);
+  while (queue.length) {
+    const p = queue.shift()!;
+    for (const c of childrenOf(p)) {
+      if (seen.has(c)) continue;
+      seen.add(c);
+      const info = readProc(c);
+      if (info) out.push(info);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+/** True while `info` is still the same process and has not exited (zombies count as exited). */
+export function stillRunning(info: ProcInfo): boolean {
+  const now = readProc(info.pid);
+  return !!now && now.start === info.start && now.state !== "Z" && now.state !== "X";
+}
+
+/** Live (non-zombie) members of process group `pgid`. */
+export function groupMembers(pgid: number): number[] {
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ESRCH") return [];
+    // EPERM: a member we may not signal exists.
+  }
+  if (!HAS_PROC) return [pgid];
+  // Something answers: look closer, since zombies waiting for a reaper answer too.
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const info = readProc(Number(name));
+    if (info && info.pgid === pgid && info.state !== "Z" && info.state !== "X") out.push(info.pid);
+  }
+  return out;
+}
+
+/** Sends `signal` to the group and to each listed straggler that is still the same process. */
+export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // The group is gone (ESRCH) or not ours.
+  }
+  for (const s of stragglers) {
+    if (s.pgid === pgid || !stillRunning(s)) continue;
+    try {
+      process.kill(s.pid, signal);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+/** What is still alive of a tree: group members and stragglers. */
+export function treeSurvivors(pgid: number, stragglers: ProcInfo[]): number[] {
+  const alive = new Set(groupMembers(pgid));
+  for (const s of stragglers) if (s.pgid !== pgid && stillRunning(s)) alive.add(s.pid);
+  return [...alive];
+}

@@ -1,0 +1,83 @@
+// A supervised child under a pseudo-terminal (node-pty), for programs that only work
+// interactively. The PTY merges stdout and stderr; its output is the "stderr tail" too.
+import { constants } from "node:os";
+import type { IPty } from "node-pty";
+import { errors } from "../errors.js";
+import { SupervisedProcess } from "./supervised-process.js";
+
+export interface PtySpawnSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  name: string;
+  cols: number;
+  rows: number;
+}
+
+type NodePty = typeof import("node-pty");
+let ptyModule: Promise<NodePty> | undefined;
+
+export class PtyProcess extends SupervisedProcess {
+  private readonly dataListeners = new Set<(data: string) => void>();
+
+  private constructor(
+    private readonly pty: IPty,
+    name: string,
+  ) {
+    super(pty.pid, name);
+    pty.onData((d) => {
+      this.handleStderr(d);
+      for (const l of this.dataListeners) l(d);
+    });
+    pty.onExit(({ exitCode, signal }) => {
+      const sig = signal ? (signalName(signal) ?? null) : null;
+      this.handleExit({ code: sig ? null : exitCode, signal: sig });
+    });
+  }
+
+  static async start(spec: PtySpawnSpec): Promise<PtyProcess> {
+    // node-pty is a native module: load it only when a PTY is asked for.
+    ptyModule ??= import("node-pty").then((m) => ((m as { default?: NodePty }).default ?? m) as NodePty);
+    const ptyLib = await ptyModule;
+    try {
+      const pty = ptyLib.spawn(spec.file, spec.args, {
+        name: spec.env.TERM ?? "xterm-256color",
+        cols: spec.cols,
+        rows: spec.rows,
+        cwd: spec.cwd,
+        env: spec.env,
+      });
+      return new PtyProcess(pty, spec.name);
+    } catch (e) {
+      throw errors.spawnFailed(`cannot run ${spec.file} under a PTY: ${(e as Error).message}`);
+    }
+  }
+
+  /** Decoded terminal output as it arrives. */
+  onData(cb: (data: string) => void): () => void {
+    this.dataListeners.add(cb);
+    return () => this.dataListeners.delete(cb);
+  }
+
+  write(data: string): void {
+    if (this.running) this.pty.write(data);
+  }
+
+  pause(): void {
+    this.pty.pause();
+  }
+
+  resume(): void {
+    this.pty.resume();
+  }
+
+  protected closeInput(): void {
+    // EOF at the start of a line (Ctrl-D) is what a terminal's "close stdin" means.
+    this.write("\x04");
+  }
+}
+
+function signalName(n: number): NodeJS.Signals | undefined {
+  return (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
+}

@@ -1,0 +1,166 @@
+// A child process the sidecar owns: started in its own process group, stderr always
+// drained (its tail kept for errors), and ended by one stop ladder — close stdin, wait,
+// SIGTERM the tree, wait, SIGKILL, then check that nothing of it is left (R-SUP-1).
+import { StringDecoder } from "node:string_decoder";
+import { descendants, signalTree, treeSurvivors, type ProcInfo } from "./process-tree.js";
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StopOptions {
+  /** After closing stdin, how long the process may take to exit by itself. Default 1500. */
+  stdinGraceMs?: number;
+  /** After SIGTERM, how long before SIGKILL. Default 2000. */
+  termGraceMs?: number;
+  /** After SIGKILL, how long to wait for the tree to disappear. Default 2000. */
+  killGraceMs?: number;
+}
+
+export interface StopResult {
+  /** Nothing of the tree is left. */
+  clean: boolean;
+  /** Pids still alive when stop gave up. */
+  survivors: number[];
+  /** The ladder steps taken, e.g. ["stdin", "SIGTERM"]. */
+  steps: string[];
+  exit: ExitInfo | null;
+}
+
+export const STDERR_TAIL_BYTES = 64 * 1024;
+const MAX_STDERR_LINE = 64 * 1024;
+const POLL_MS = 20;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+// Every tree not yet stopped. If the sidecar itself dies (a bug, an uncaught error), the
+// 'exit' hook still kills them: no agent outlives the sidecar.
+const live = new Set<SupervisedProcess>();
+process.on("exit", () => {
+  for (const p of live) signalTree(p.pgid, [], "SIGKILL");
+});
+
+/** Trees started and not yet fully stopped (for diagnostics and tests). */
+export function liveProcessCount(): number {
+  return live.size;
+}
+
+export abstract class SupervisedProcess {
+  exit: ExitInfo | null = null;
+  readonly exited: Promise<ExitInfo>;
+  private resolveExit!: (e: ExitInfo) => void;
+  private stopping: Promise<StopResult> | null = null;
+  private tail = "";
+  private partial = "";
+  private readonly stderrListeners = new Set<(line: string) => void>();
+  private readonly decoder = new StringDecoder("utf8");
+
+  protected constructor(
+    readonly pid: number,
+    readonly name: string,
+  ) {
+    this.exited = new Promise((r) => (this.resolveExit = r));
+    live.add(this);
+  }
+
+  /** The process group: the child is its leader. */
+  get pgid(): number {
+    return this.pid;
+  }
+
+  get running(): boolean {
+    return this.exit === null;
+  }
+
+  /** The last 64 KiB of what the process wrote to stderr. */
+  stderrTail(): string {
+    return (this.tail + this.partial).slice(-STDERR_TAIL_BYTES);
+  }
+
+  /** Calls `cb` with each complete stderr line; returns the unsubscribe function. */
+  onStderrLine(cb: (line: string) => void): () => void {
+    this.stderrListeners.add(cb);
+    return () => this.stderrListeners.delete(cb);
+  }
+
+  protected handleExit(info: ExitInfo): void {
+    if (this.exit) return;
+    this.flushStderr();
+    this.exit = info;
+    this.resolveExit(info);
+  }
+
+  protected handleStderr(chunk: Buffer | string): void {
+    const text = typeof chunk === "string" ? chunk : this.decoder.write(chunk);
+    if (!text) return;
+    this.tail = (this.tail + text).slice(-STDERR_TAIL_BYTES);
+    let s = this.partial + text;
+    let nl: number;
+    while ((nl = s.indexOf("\n")) !== -1) {
+      this.emitStderr(s.slice(0, nl).replace(/\r$/, ""));
+      s = s.slice(nl + 1);
+    }
+    // A line with no end in sight is passed on in pieces rather than held forever.
+    while (s.length > MAX_STDERR_LINE) {
+      this.emitStderr(s.slice(0, MAX_STDERR_LINE));
+      s = s.slice(MAX_STDERR_LINE);
+    }
+    this.partial = s;
+  }
+
+  private flushStderr(): void {
+    const rest = this.partial + this.decoder.end();
+    this.partial = "";
+    if (rest) this.emitStderr(rest.replace(/\r$/, ""));
+  }
+
+  private emitStderr(line: string): void {
+    for (const l of this.stderrListeners) l(line);
+  }
+
+  /** Closes the child's input (stdin EOF, or EOF on the PTY). */
+  protected abstract closeInput(): void;
+
+  /**
+   * Ends the whole tree. Idempotent: concurrent and later calls share one ladder.
+   * Resolves (never rejects) with whether anything is left.
+   */
+  stop(opts: StopOptions = {}): Promise<StopResult> {
+    this.stopping ??= this.ladder(opts);
+    return this.stopping;
+  }
+
+  private async ladder(opts: StopOptions): Promise<StopResult> {
+    const steps: string[] = [];
+    // Descendants that moved to another group are found through their parents: look
+    // before anyone exits and the lineage is lost.
+    const stragglers: ProcInfo[] = this.running ? descendants(this.pid) : [];
+    const gone = () => treeSurvivors(this.pgid, stragglers).length === 0 && !this.running;
+
+    steps.push("stdin");
+    this.closeInput();
+    await Promise.race([this.exited, sleep(opts.stdinGraceMs ?? 1500)]);
+    if (this.running || !gone()) {
+      // The agent may have started more children since: look again.
+      if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((s) => s.pid === d.pid)) stragglers.push(d);
+      steps.push("SIGTERM");
+      signalTree(this.pgid, stragglers, "SIGTERM");
+      await this.waitUntil(gone, opts.termGraceMs ?? 2000);
+    }
+    if (!gone()) {
+      steps.push("SIGKILL");
+      signalTree(this.pgid, stragglers, "SIGKILL");
+      await this.waitUntil(gone, opts.killGraceMs ?? 2000);
+    }
+    const survivors = treeSurvivors(this.pgid, stragglers);
+    if (this.running) survivors.push(this.pid);
+    if (survivors.length === 0) live.delete(this);
+    return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit };
+  }
+
+  private async waitUntil(done: () => boolean, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!done() && Date.now() < deadline) await sleep(POLL_MS);
+  }
+}

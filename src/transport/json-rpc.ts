@@ -1,0 +1,253 @@
+// A JSON-RPC 2.0 peer usable in both directions: the host link (a4aa serve answers
+// requests and sends its own) and the agent links (ACP, Codex app-server). It knows
+// nothing of framing: the owner hands it parsed messages and gives it a line writer.
+import { RawJson, idNeedsRawText, rawIds, stringifyWithRaw } from "./raw-id.js";
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The peer answered our request with an error. */
+export class RpcResponseError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(readonly method: string, error: RpcErrorObject) {
+    super(`${method}: ${error.message} (${error.code})`);
+    this.name = "RpcResponseError";
+    this.code = error.code;
+    this.data = error.data;
+  }
+}
+
+export interface RequestContext {
+  /** The request id as parsed (any JSON value). */
+  id: unknown;
+}
+
+export interface PeerOptions {
+  /** Writes one serialised message (no newline). */
+  sendLine: (json: string) => void;
+  /** Answers an incoming request; what it throws becomes the error response. */
+  onRequest: (method: string, params: unknown, ctx: RequestContext) => unknown;
+  onNotification: (method: string, params: unknown) => void;
+  /** Turns what a request handler threw into a JSON-RPC error object. */
+  toRpcError: (error: unknown, method: string) => RpcErrorObject;
+  /** The error object for a message that is not JSON-RPC 2.0 (answered when it has an id). */
+  invalidRequest: (reason: string) => RpcErrorObject;
+  /** Host link: require `"jsonrpc": "2.0"`. Agent links (Codex omits it): accept either. */
+  requireVersion: boolean;
+  /** Put `"jsonrpc": "2.0"` on what we send (Codex's dialect leaves it out). */
+  writeVersion: boolean;
+  /** Accept batches (arrays). The host link does; agent links treat them as invalid. */
+  allowBatch: boolean;
+  /** A message that is not JSON-RPC, after it has been answered (when it had an id). */
+  onInvalid?: (reason: string, message: unknown) => void;
+  /** A response whose id matches no pending request (late, or never asked). */
+  onUnmatchedResponse?: (message: Record<string, unknown>) => void;
+}
+
+export interface RequestOptions {
+  /** Reject with `onTimeout()`'s error after this many ms. */
+  timeoutMs?: number;
+  onTimeout?: () => Error;
+  /** Abandon the request: it rejects with the signal's reason; a late answer is ignored. */
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  method: string;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  cleanup: () => void;
+}
+
+type Obj = Record<string, unknown>;
+
+const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+export class JsonRpcPeer {
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private closedWith: Error | null = null;
+
+  constructor(private readonly opts: PeerOptions) {}
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  get closed(): boolean {
+    return this.closedWith !== null;
+  }
+
+  /**
+   * Handles one parsed message (object or batch). `text` is the line it came from; it is
+   * only read when an id cannot be echoed from its parsed value.
+   */
+  handle(value: unknown, text?: string): void {
+    if (Array.isArray(value)) {
+      this.handleBatch(value, text);
+      return;
+    }
+    let rawId: string | undefined;
+    if (text !== undefined && value && typeof value === "object" && idNeedsRawText((value as Obj).id)) {
+      rawId = rawIds(text) as string | undefined;
+    }
+    const reply = this.handleOne(value, rawId);
+    if (reply) reply.then((msg) => this.opts.sendLine(stringifyWithRaw(msg)));
+  }
+
+  private handleBatch(items: unknown[], text: string | undefined): void {
+    if (!this.opts.allowBatch || items.length === 0) {
+      const reason = items.length === 0 ? "an empty batch" : "batches are not accepted on this link";
+      this.sendInvalid(null, undefined, reason, items);
+      return;
+    }
+    let raws: (string | undefined)[] | undefined;
+    if (text !== undefined && items.some((m) => m && typeof m === "object" && idNeedsRawText((m as Obj).id))) {
+      raws = rawIds(text) as (string | undefined)[];
+    }
+    const replies: Promise<Obj>[] = [];
+    items.forEach((m, i) => {
+      const r = this.handleOne(m, raws?.[i], true);
+      if (r) replies.push(r);
+    });
+    // JSON-RPC: a batch of notifications gets no answer at all.
+    if (replies.length) Promise.all(replies).then((msgs) => this.opts.sendLine(stringifyWithRaw(msgs)));
+  }
+
+  /** Returns the response to write, if the message calls for one. */
+  private handleOne(msg: unknown, rawId: string | undefined, inBatch = false): Promise<Obj> | undefined {
+    if (!msg || typeof msg !== "object" || Array.isArray(msg)) {
+      return this.invalid(null, undefined, inBatch ? "a batch element is not an object" : "not a JSON-RPC object", msg);
+    }
+    const m = msg as Obj;
+    const hasId = hasOwn(m, "id");
+    if (this.opts.requireVersion && m.jsonrpc !== "2.0") {
+      return this.invalid(hasId ? m.id : null, rawId, 'missing "jsonrpc": "2.0"', msg);
+    }
+    if (typeof m.method === "string") {
+      if (hasOwn(m, "params") && (m.params === null || typeof m.params !== "object")) {
+        return this.invalid(hasId ? m.id : null, rawId, "params must be an object or an array", msg);
+      }
+      if (!hasId) {
+        this.opts.onNotification(m.method, m.params);
+        return undefined;
+      }
+      return this.answer(m.method, m.params, m.id, rawId);
+    }
+    if (hasOwn(m, "method")) return this.invalid(hasId ? m.id : null, rawId, "method must be a string", msg);
+    if (hasId && (hasOwn(m, "result") || hasOwn(m, "error"))) {
+      this.settle(m);
+      return undefined;
+    }
+    return this.invalid(hasId ? m.id : null, rawId, "neither a request, a notification nor a response", msg);
+  }
+
+  private invalid(id: unknown, rawId: string | undefined, reason: string, msg: unknown): Promise<Obj> {
+    this.opts.onInvalid?.(reason, msg);
+    return Promise.resolve(this.errorMessage(id, rawId, this.opts.invalidRequest(reason)));
+  }
+
+  private sendInvalid(id: unknown, rawId: string | undefined, reason: string, msg: unknown): void {
+    this.invalid(id, rawId, reason, msg).then((out) => this.opts.sendLine(stringifyWithRaw(out)));
+  }
+
+  private answer(method: string, params: unknown, id: unknown, rawId: string | undefined): Promise<Obj> {
+    const echo = rawId !== undefined ? new RawJson(rawId) : id;
+    // Every request runs on its own task: a slow handler never holds up the next message.
+    return Promise.resolve()
+      .then(() => this.opts.onRequest(method, params, { id }))
+      .then(
+        (result) => this.envelope({ id: echo, result: result === undefined ? null : result }),
+        (err) => this.envelope({ id: echo, error: this.opts.toRpcError(err, method) }),
+      );
+  }
+
+  private errorMessage(id: unknown, rawId: string | undefined, error: RpcErrorObject): Obj {
+    return this.envelope({ id: rawId !== undefined ? new RawJson(rawId) : id, error });
+  }
+
+  private envelope(body: Obj): Obj {
+    return this.opts.writeVersion ? { jsonrpc: "2.0", ...body } : body;
+  }
+
+  private settle(m: Obj): void {
+    let id = m.id;
+    if (typeof id === "string" && /^\d+$/.test(id)) id = Number(id);
+    const p = typeof id === "number" ? this.pending.get(id) : undefined;
+    if (!p) {
+      this.opts.onUnmatchedResponse?.(m);
+      return;
+    }
+    this.pending.delete(id as number);
+    p.cleanup();
+    if (hasOwn(m, "error")) {
+      const e = m.error as RpcErrorObject | null;
+      const obj: RpcErrorObject =
+        e && typeof e === "object"
+          ? { code: typeof e.code === "number" ? e.code : -32603, message: String(e.message ?? "error"), data: e.data }
+          : { code: -32603, message: String(e) };
+      p.reject(new RpcResponseError(p.method, obj));
+    } else {
+      p.resolve(m.result);
+    }
+  }
+
+  /** Sends a request and resolves with its result (rejects with RpcResponseError). */
+  request<R = unknown>(method: string, params?: unknown, opts: RequestOptions = {}): Promise<R> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const id = this.nextId++;
+    return new Promise<R>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        if (this.pending.delete(id)) {
+          cleanup();
+          reject(opts.signal?.reason ?? new Error("aborted"));
+        }
+      };
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener("abort", onAbort);
+      };
+      if (opts.signal?.aborted) {
+        reject(opts.signal.reason);
+        return;
+      }
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, cleanup });
+      if (opts.timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          if (this.pending.delete(id)) {
+            cleanup();
+            reject(opts.onTimeout ? opts.onTimeout() : new Error(`${method}: no answer within ${opts.timeoutMs} ms`));
+          }
+        }, opts.timeoutMs);
+      }
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      const msg: Obj = this.envelope({ id, method });
+      if (params !== undefined) msg.params = params;
+      this.opts.sendLine(JSON.stringify(msg));
+    });
+  }
+
+  notify(method: string, params?: unknown): void {
+    if (this.closedWith) return;
+    const msg: Obj = this.envelope({ method });
+    if (params !== undefined) msg.params = params;
+    this.opts.sendLine(JSON.stringify(msg));
+  }
+
+  /** No more answers will come: every pending request rejects with `error`, and so do later ones. */
+  close(error: Error): void {
+    if (this.closedWith) return;
+    this.closedWith = error;
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) {
+      p.cleanup();
+      p.reject(error);
+    }
+  }
+}
