@@ -3,5 +3,6 @@ import type { Emitter } from "../emitter.js";
 import { tsTypesEmitter } from "./ts-types.js";
 import { tsMethodsEmitter } from "./ts-methods.js";
 import { validatorsEmitter } from "./validators.js";
+import { acpEmitter } from "./acp.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter];
