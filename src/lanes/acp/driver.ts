@@ -1,12 +1,15 @@
-// Placeholder until the acp lane lands.
+// The acp lane: agents that speak the Agent Client Protocol (v1) on stdio.
+import type { AcpAgentSpec } from "../../../generated/ts/types.js";
 import type { LaneDriver } from "../lane.js";
-import { A4aaError } from "../../errors.js";
+import { openAcpSession } from "./acp-session.js";
 
-export const acpDriver: LaneDriver = {
+export const acpDriver: LaneDriver<AcpAgentSpec> = {
   lane: "acp",
-  defaultPermission: () => "readOnly",
-  precheck: () => {
-    throw new A4aaError("unsupported_selector", "open", "the acp lane is not available in this build");
-  },
-  open: () => Promise.reject(new A4aaError("unsupported_selector", "open", "the acp lane is not available in this build")),
+  // An ACP agent asks before acting; the host can always be asked.
+  defaultPermission: () => "ask",
+  // Modes, models and efforts are the agent's to offer: they are checked right after the
+  // handshake (the agent is then shut down before the error is answered). Resume is
+  // likewise known only from the agent's capabilities. Presets are a4aa's own: all honoured.
+  precheck: () => undefined,
+  open: (ctx) => openAcpSession(ctx),
 };

@@ -1,0 +1,413 @@
+// One ACP agent process speaking to the sidecar as its ACP client: the handshake
+// (initialize, authenticate, session/new | resume | load, selectors), turns, cancel, the
+// agent's requests (permissions, fs, terminals), and the process's end.
+import type * as A from "../../../generated/acp/types.js";
+import {
+  validateInitializeResponse,
+  validateNewSessionResponse,
+  validatePromptResponse,
+  validateRequestPermissionRequest,
+  validateSessionNotification,
+} from "../../../generated/acp/validators.js";
+import type {
+  AcpAgentSpec,
+  AgentInfo,
+  Capabilities,
+  PermissionOptionKind,
+  SessionState,
+  TurnOutcome,
+  Usage,
+} from "../../../generated/ts/types.js";
+import { A4aaError, errors } from "../../errors.js";
+import { AgentLink } from "../../transport/agent-link.js";
+import { RpcResponseError, type RpcErrorObject } from "../../transport/json-rpc.js";
+import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
+import { AgentRequestError, ConfinedFs } from "./fs.js";
+import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
+import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
+import { Terminals } from "./terminals.js";
+
+export const ACP_PROTOCOL_VERSION = 1;
+/** ACP's error code for "authentication required". */
+const ACP_AUTH_REQUIRED = -32000;
+
+const OPTION_KINDS: Record<string, PermissionOptionKind> = {
+  allow_once: "allowOnce",
+  allow_always: "allowAlways",
+  reject_once: "rejectOnce",
+  reject_always: "rejectAlways",
+};
+
+type Phase = "handshake" | "ready" | "closing";
+
+function stderrDetail(proc: PipeProcess): string {
+  const tail = proc.stderrTail().trimEnd();
+  const how = proc.exit ? (proc.exit.signal ? `killed by ${proc.exit.signal}` : `exit code ${proc.exit.code}`) : "still running";
+  return tail ? `${how}; stderr tail:\n${tail}` : `${how}; no stderr output`;
+}
+
+export class AcpLaneSession implements LaneSession {
+  nativeSessionId: string | null = null;
+  agentInfo: AgentInfo | null = null;
+  sessionState: SessionState | null = null;
+  capabilities!: Capabilities;
+  alive = true;
+
+  private phase: Phase = "handshake";
+  private fatal: A4aaError | null = null;
+  private inTurn = false;
+  private readonly link: AgentLink;
+  private readonly toolCalls = new Map<string, ToolCallMemory>();
+  private readonly state: AcpSessionState = {};
+  private readonly fs: ConfinedFs | null;
+  private readonly terminals: Terminals | null;
+  private lastCostUsd: number | undefined;
+
+  constructor(
+    private readonly ctx: LaneContext<AcpAgentSpec>,
+    private readonly proc: PipeProcess,
+  ) {
+    const cc = ctx.spec.clientCapabilities;
+    this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
+    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
+    this.link = new AgentLink({
+      stdin: proc.stdin,
+      stdout: proc.stdout,
+      maxLineBytes: ctx.maxOutputBytes,
+      gate: ctx.gate,
+      requireVersion: false,
+      writeVersion: true,
+      onRequest: (method, params) => this.onAgentRequest(method, params),
+      onNotification: (method, params) => this.onAgentNotification(method, params),
+      toRpcError: (e): RpcErrorObject =>
+        e instanceof AgentRequestError ? { code: e.code, message: e.message } : { code: -32603, message: (e as Error)?.message ?? String(e) },
+      onNoise: (line, reason) => {
+        ctx.logger.debug(`agent stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
+        ctx.emit({ type: "raw", source: "stdout", payload: line });
+      },
+      onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
+    });
+    proc.onStderrLine((line) => {
+      if (this.inTurn) ctx.emit({ type: "stderr", text: line });
+    });
+    void proc.exited.then(() => {
+      if (this.phase === "closing") return;
+      const stage = this.phase === "handshake" ? "spawn" : "prompt";
+      const err =
+        stage === "spawn"
+          ? errors.spawnFailed(`the agent exited before the ACP handshake completed (${stderrDetail(proc)})`)
+          : errors.agentExited("prompt", `the agent exited (${stderrDetail(proc)})`);
+      this.die(err, "exited");
+    });
+  }
+
+  /** The agent is gone or unusable: every pending call fails with `err`. */
+  private die(err: A4aaError, why: string): void {
+    if (this.fatal) return;
+    this.fatal = err;
+    this.alive = false;
+    this.ctx.logger.info(`agent unusable (${why}): ${err.message}`, this.ctx.sessionId);
+    this.link.close(err);
+    if (this.proc.running) void this.proc.stop({ stdinGraceMs: 0 });
+  }
+
+  private request<R>(method: string, params: unknown, stage: "initialize" | "open" | "prompt"): Promise<R> {
+    if (this.fatal) return Promise.reject(this.fatal);
+    const signal = stage === "prompt" ? undefined : this.ctx.signal;
+    return this.link.request<R>(method, params, { signal }).catch((e: unknown) => {
+      if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
+        throw new A4aaError("session_closed", "open", "the session was closed while the agent was starting");
+      }
+      throw e;
+    });
+  }
+
+  async handshake(): Promise<void> {
+    const { spec, cwd } = this.ctx;
+    const cc = spec.clientCapabilities;
+    let init: A.InitializeResponse;
+    try {
+      init = await this.request<A.InitializeResponse>(
+        "initialize",
+        {
+          protocolVersion: ACP_PROTOCOL_VERSION,
+          clientCapabilities: {
+            fs: { readTextFile: !!cc?.fs?.readTextFile, writeTextFile: !!cc?.fs?.writeTextFile },
+            terminal: !!cc?.terminal,
+          },
+          clientInfo: { name: this.ctx.clientName, version: this.ctx.clientVersion },
+        },
+        "initialize",
+      );
+    } catch (e) {
+      throw e instanceof RpcResponseError ? new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`) : e;
+    }
+    if (!validateInitializeResponse(init)) {
+      throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
+    }
+    if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
+      throw new A4aaError("initialize_failed", "initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
+    }
+    const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
+    if (info && typeof info.name === "string") {
+      this.agentInfo = { name: info.name, version: typeof info.version === "string" ? info.version : "" };
+      if (typeof info.title === "string") this.agentInfo.title = info.title;
+    }
+    const caps = (init.agentCapabilities ?? {}) as A.AgentCapabilities;
+    const canResume = !!caps.sessionCapabilities?.resume;
+    const canLoad = caps.loadSession === true;
+
+    if (spec.authMethodId) {
+      try {
+        await this.request("authenticate", { methodId: spec.authMethodId }, "initialize");
+      } catch (e) {
+        throw e instanceof RpcResponseError ? new A4aaError("auth_required", "initialize", `authenticate ${spec.authMethodId}: ${e.message}`) : e;
+      }
+    }
+
+    const sessionParams = { cwd, mcpServers: spec.mcpServers ?? [] };
+    let answer: A.NewSessionResponse;
+    try {
+      if (this.ctx.resume) {
+        if (!canResume && !canLoad) {
+          throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
+        }
+        const method = canResume ? "session/resume" : "session/load";
+        // session/load replays the history as updates before it answers; they are forwarded.
+        answer = ((await this.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize")) ?? {}) as A.NewSessionResponse;
+        this.nativeSessionId = this.ctx.resume;
+      } else {
+        answer = await this.request<A.NewSessionResponse>("session/new", sessionParams, "initialize");
+        if (!validateNewSessionResponse(answer)) {
+          throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
+        }
+        this.nativeSessionId = answer.sessionId;
+      }
+    } catch (e) {
+      if (e instanceof RpcResponseError) {
+        if (e.code === ACP_AUTH_REQUIRED) throw new A4aaError("auth_required", "initialize", `${e.method}: ${e.message}`);
+        throw new A4aaError("initialize_failed", "initialize", e.message);
+      }
+      throw e;
+    }
+    const a = answer as { modes?: unknown; models?: unknown; configOptions?: unknown };
+    if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as AcpSessionState["modes"];
+    if (a.models && typeof a.models === "object") this.state.models = a.models as AcpSessionState["models"];
+    if (Array.isArray(a.configOptions)) this.state.configOptions = a.configOptions as AcpSessionState["configOptions"];
+
+    for (const kind of ["mode", "model", "effort"] as SelectorKind[]) {
+      const value = this.ctx.options[kind];
+      if (value !== undefined) await this.setSelector(kind, value, "open");
+    }
+
+    const promptCaps = caps.promptCapabilities as { image?: unknown } | undefined;
+    this.capabilities = {
+      lane: "acp",
+      resume: canResume || canLoad,
+      cancel: true,
+      permissions: true,
+      images: promptCaps?.image === true,
+      selectors: {
+        model: offered(this.state, "model").length > 0,
+        mode: offered(this.state, "mode").length > 0,
+        effort: offered(this.state, "effort").length > 0,
+        permission: true,
+      },
+    };
+    const st: SessionState = {};
+    if (this.state.modes) st.modes = this.state.modes as SessionState["modes"];
+    if (this.state.models) st.models = this.state.models as SessionState["models"];
+    if (this.state.configOptions) st.configOptions = this.state.configOptions as unknown as SessionState["configOptions"];
+    this.sessionState = st;
+    this.phase = "ready";
+  }
+
+  private async setSelector(kind: SelectorKind, value: string, stage: "open" | "prompt"): Promise<void> {
+    const call = selectorCall(this.state, this.nativeSessionId!, kind, value);
+    if (typeof call === "string") throw errors.unsupportedSelector(stage, call);
+    if (!call) return;
+    try {
+      const r = (await this.request<{ configOptions?: unknown } | null>(call.method, call.params, stage === "open" ? "initialize" : "prompt")) ?? {};
+      markCurrent(this.state, kind, value);
+      if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as AcpSessionState["configOptions"];
+    } catch (e) {
+      if (e instanceof RpcResponseError) throw errors.unsupportedSelector(stage, `the agent refused ${kind} ${JSON.stringify(value)}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  checkTurn(input: TurnInput): void {
+    for (const kind of ["model", "effort"] as const) {
+      const v = input[kind];
+      if (v === undefined) continue;
+      const call = selectorCall(this.state, this.nativeSessionId!, kind, v);
+      if (typeof call === "string") throw errors.unsupportedSelector("prompt", call);
+    }
+  }
+
+  async prompt(input: TurnInput): Promise<TurnOutcome> {
+    if (this.fatal) throw this.fatal;
+    this.inTurn = true;
+    const costAtStart = this.lastCostUsd;
+    const restore: [SelectorKind, string][] = [];
+    try {
+      for (const kind of ["model", "effort"] as const) {
+        const v = input[kind];
+        if (v === undefined) continue;
+        const prev = currentValue(this.state, kind);
+        await this.setSelector(kind, v, "prompt");
+        if (prev !== undefined && prev !== v) restore.push([kind, prev]);
+      }
+      let res: A.PromptResponse;
+      try {
+        res = await this.request<A.PromptResponse>(
+          "session/prompt",
+          { sessionId: this.nativeSessionId, prompt: [{ type: "text", text: input.text }] },
+          "prompt",
+        );
+      } catch (e) {
+        if (e instanceof RpcResponseError) throw errors.agentFailed("prompt", `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`);
+        throw e;
+      }
+      if (!validatePromptResponse(res)) {
+        throw errors.agentProtocol("prompt", `the agent's session/prompt answer is not ACP: ${JSON.stringify(res)?.slice(0, 500)}`);
+      }
+      let stopReason = mapStopReason(res.stopReason);
+      if (!stopReason) {
+        this.ctx.logger.warn(`unknown ACP stop reason ${JSON.stringify(res.stopReason)}; reported as endTurn`, this.ctx.sessionId);
+        stopReason = "endTurn";
+      }
+      const outcome: TurnOutcome = { stopReason };
+      let usage: Usage | undefined = mapPromptUsage((res as { usage?: unknown }).usage);
+      if (this.lastCostUsd !== undefined && this.lastCostUsd !== costAtStart) {
+        usage = { ...usage, costUsd: Math.max(0, this.lastCostUsd - (costAtStart ?? 0)) };
+      }
+      if (usage) outcome.usage = usage;
+      return outcome;
+    } finally {
+      this.inTurn = false;
+      for (const [kind, prev] of restore) {
+        if (this.fatal) break;
+        await this.setSelector(kind, prev, "prompt").catch((e) =>
+          this.ctx.logger.warn(`could not restore ${kind} ${prev} after the turn: ${(e as Error).message}`, this.ctx.sessionId),
+        );
+      }
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.fatal || !this.nativeSessionId) return;
+    this.link.notify("session/cancel", { sessionId: this.nativeSessionId });
+    if (this.terminals && this.terminals.size) {
+      const clean = await this.terminals.killAll();
+      if (!clean) this.ctx.logger.warn("a terminal's process tree survived its kill", this.ctx.sessionId);
+    }
+  }
+
+  async close(): Promise<{ clean: boolean; detail?: string }> {
+    this.phase = "closing";
+    this.alive = false;
+    const termsClean = this.terminals ? await this.terminals.killAll() : true;
+    const r = await this.proc.stop();
+    this.link.close(new A4aaError("session_closed", "close", "the session was closed"));
+    const clean = r.clean && termsClean;
+    return clean
+      ? { clean }
+      : { clean, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${r.survivors.join(", ") || "a terminal"}` };
+  }
+
+  /** Ends the agent after a failed open; never throws. */
+  async shutdown(): Promise<void> {
+    await this.close().catch(() => undefined);
+  }
+
+  private onAgentNotification(method: string, params: unknown): void {
+    if (method === "session/update") {
+      if (!validateSessionNotification(params)) {
+        this.ctx.emit({ type: "raw", source: "acp", payload: { method, params } });
+        return;
+      }
+      const ev = mapUpdate(params, this.toolCalls);
+      if (ev.type === "usage" && ev.costUsd !== undefined) this.lastCostUsd = ev.costUsd;
+      this.ctx.emit(ev);
+      return;
+    }
+    this.ctx.emit({ type: "raw", source: "acp", payload: { method, params: params ?? null } });
+  }
+
+  private async onAgentRequest(method: string, params: unknown): Promise<unknown> {
+    switch (method) {
+      case "session/request_permission":
+        return this.onPermission(params);
+      case "fs/read_text_file":
+        if (!this.fs) break;
+        return this.fs.read(params as { path: unknown });
+      case "fs/write_text_file":
+        if (!this.fs) break;
+        return this.fs.write(params as { path: unknown; content: unknown });
+      case "terminal/create":
+        if (!this.terminals) break;
+        if (!params || typeof (params as { command?: unknown }).command !== "string") throw new AgentRequestError(-32602, "command must be a string");
+        return this.terminals.create(params as Parameters<Terminals["create"]>[0]);
+      case "terminal/output":
+        if (!this.terminals) break;
+        return this.terminals.output(params as { terminalId: string });
+      case "terminal/wait_for_exit":
+        if (!this.terminals) break;
+        return this.terminals.waitForExit(params as { terminalId: string });
+      case "terminal/kill":
+        if (!this.terminals) break;
+        return this.terminals.kill(params as { terminalId: string });
+      case "terminal/release":
+        if (!this.terminals) break;
+        return this.terminals.release(params as { terminalId: string });
+    }
+    this.ctx.emit({ type: "raw", source: "acp", payload: { method, params: params ?? null } });
+    throw new AgentRequestError(-32601, `Method not found: the client does not offer ${method}`);
+  }
+
+  private async onPermission(params: unknown): Promise<A.RequestPermissionResponse> {
+    if (!validateRequestPermissionRequest(params)) {
+      throw new AgentRequestError(-32602, `invalid session/request_permission params: ${JSON.stringify(validateRequestPermissionRequest.errors?.[0] ?? {})}`);
+    }
+    const tc = params.toolCall;
+    const mem = this.toolCalls.get(tc.toolCallId);
+    const options: LanePermissionOption[] = [];
+    for (const o of params.options) {
+      const kind = OPTION_KINDS[o.kind as string];
+      if (kind) options.push({ optionId: o.optionId, name: o.name, kind });
+      else this.ctx.logger.warn(`permission option ${o.optionId} has unknown kind ${JSON.stringify(o.kind)}; not offered`, this.ctx.sessionId);
+    }
+    const decision = await this.ctx.askPermission({
+      toolCallId: tc.toolCallId,
+      title: typeof tc.title === "string" ? tc.title : (mem?.title ?? tc.toolCallId),
+      kind: tc.kind ? mapKind(tc.kind) : (mem?.kind ?? "other"),
+      contentTexts: contentTexts(tc.content) ?? [],
+      options,
+      raw: params,
+    });
+    return decision.outcome === "selected"
+      ? { outcome: { outcome: "selected", optionId: decision.optionId } }
+      : { outcome: { outcome: "cancelled" } };
+  }
+}
+
+export async function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
+  const { spec } = ctx;
+  const proc = await startPipe({
+    program: spec.command.program,
+    args: spec.command.args,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    name: `${spec.id} (acp)`,
+  });
+  const session = new AcpLaneSession(ctx, proc);
+  try {
+    await session.handshake();
+    return session;
+  } catch (e) {
+    await session.shutdown();
+    throw e;
+  }
+}

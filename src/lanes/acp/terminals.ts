@@ -1,0 +1,136 @@
+// ACP `terminal/*`: commands an agent asks the client to run. They run under the same
+// supervision (own process group, stop ladder) and environment as the agent itself, in
+// the session's cwd; output is capped, truncated from the start at a UTF-8 boundary.
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { isA4aaError } from "../../errors.js";
+import type { Logger } from "../../log.js";
+import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import { AgentRequestError } from "./fs.js";
+
+const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Drops bytes from the front of `buf` so it holds at most `limit`, cutting at a UTF-8 boundary. */
+export function keepTail(buf: Buffer, limit: number): { buf: Buffer; truncated: boolean } {
+  if (buf.length <= limit) return { buf, truncated: false };
+  let start = buf.length - limit;
+  while (start < buf.length && (buf[start] & 0xc0) === 0x80) start++;
+  return { buf: buf.subarray(start), truncated: true };
+}
+
+interface Terminal {
+  proc: PipeProcess;
+  out: Buffer;
+  truncated: boolean;
+  limit: number;
+}
+
+export class Terminals {
+  private readonly terms = new Map<string, Terminal>();
+  private counter = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly env: Record<string, string>,
+    private readonly logger: Logger,
+    private readonly sessionId: string,
+  ) {}
+
+  get size(): number {
+    return this.terms.size;
+  }
+
+  private get(id: unknown): Terminal {
+    const t = typeof id === "string" ? this.terms.get(id) : undefined;
+    if (!t) throw new AgentRequestError(-32602, `unknown terminal ${JSON.stringify(id)}`);
+    return t;
+  }
+
+  async create(p: {
+    command: string;
+    args?: string[] | null;
+    env?: { name: string; value: string }[] | null;
+    cwd?: string | null;
+    outputByteLimit?: number | null;
+  }): Promise<{ terminalId: string }> {
+    const env = { ...this.env };
+    for (const v of p.env ?? []) {
+      if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
+        throw new AgentRequestError(-32602, `invalid environment variable ${JSON.stringify(v.name)}`);
+      }
+      env[v.name] = v.value;
+    }
+    let cwd = this.root;
+    if (p.cwd) {
+      if (!path.isAbsolute(p.cwd)) throw new AgentRequestError(-32602, `cwd must be absolute: ${p.cwd}`);
+      let real: string;
+      try {
+        real = realpathSync(p.cwd);
+      } catch {
+        throw new AgentRequestError(-32602, `no such directory: ${p.cwd}`);
+      }
+      const root = realpathSync(this.root);
+      if (real !== root && !real.startsWith(root + path.sep)) {
+        throw new AgentRequestError(-32602, `refused: cwd ${p.cwd} is outside the session's working directory`);
+      }
+      cwd = real;
+    }
+    const id = `term-${++this.counter}`;
+    let proc: PipeProcess;
+    try {
+      proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}` });
+    } catch (e) {
+      throw new AgentRequestError(-32603, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
+    }
+    proc.stdin.end();
+    const t: Terminal = { proc, out: Buffer.alloc(0), truncated: false, limit: p.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT };
+    const append = (chunk: Buffer) => {
+      const r = keepTail(Buffer.concat([t.out, chunk]), t.limit);
+      t.out = r.buf;
+      t.truncated ||= r.truncated;
+    };
+    proc.stdout.on("data", append);
+    proc.onStderrLine((line) => append(Buffer.from(line + "\n")));
+    this.terms.set(id, t);
+    this.logger.debug(`terminal ${id}: ${p.command} ${(p.args ?? []).join(" ")}`, this.sessionId);
+    return { terminalId: id };
+  }
+
+  private exitStatus(t: Terminal): { exitCode: number | null; signal: string | null } | null {
+    return t.proc.exit ? { exitCode: t.proc.exit.code, signal: t.proc.exit.signal } : null;
+  }
+
+  output(p: { terminalId: string }): { output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } } {
+    const t = this.get(p.terminalId);
+    const status = this.exitStatus(t);
+    return { output: t.out.toString("utf8"), truncated: t.truncated, ...(status ? { exitStatus: status } : {}) };
+  }
+
+  async waitForExit(p: { terminalId: string }): Promise<{ exitCode: number | null; signal: string | null }> {
+    const t = this.get(p.terminalId);
+    const e = await t.proc.exited;
+    return { exitCode: e.code, signal: e.signal };
+  }
+
+  async kill(p: { terminalId: string }): Promise<Record<string, never>> {
+    const t = this.get(p.terminalId);
+    await t.proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
+    return {};
+  }
+
+  async release(p: { terminalId: string }): Promise<Record<string, never>> {
+    const t = this.get(p.terminalId);
+    this.terms.delete(p.terminalId);
+    await t.proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
+    return {};
+  }
+
+  /** Kills and releases every terminal; resolves false if a process tree survived. */
+  async killAll(): Promise<boolean> {
+    const all = [...this.terms.values()];
+    this.terms.clear();
+    const results = await Promise.all(all.map((t) => t.proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 })));
+    return results.every((r) => r.clean);
+  }
+}
