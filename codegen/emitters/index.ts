@@ -4,5 +4,6 @@ import { tsTypesEmitter } from "./ts-types.js";
 import { tsMethodsEmitter } from "./ts-methods.js";
 import { validatorsEmitter } from "./validators.js";
 import { acpEmitter } from "./acp.js";
+import { codexEmitter } from "./codex.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter];
