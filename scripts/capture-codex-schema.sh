@@ -19,8 +19,10 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # A scratch CODEX_HOME: the capture must not read or write the user's config.
+# --experimental: the app-server sends some experimental fields (e.g. an approval's
+# `availableDecisions`) whether or not the client opted in, so the types must know them.
 mkdir -p "$work/home"
-CODEX_HOME="$work/home" "$codex" app-server generate-json-schema --out "$work/out" 2>/dev/null
+CODEX_HOME="$work/home" "$codex" app-server generate-json-schema --experimental --out "$work/out" 2>/dev/null
 
 vendor="$root/schema/vendor/codex-app-server"
 rm -rf "$vendor"

@@ -2,6 +2,10 @@
 // Regenerate with: npm run codegen
 /* eslint-disable */
 
+export type FunctionDynamicToolSpecType = "function";
+export type FunctionDynamicToolNamespaceToolType = "function";
+export type NamespaceDynamicToolSpecType = "namespace";
+export type EnvironmentCapabilityRootLocationType = "environment";
 export type DangerFullAccessSandboxPolicyType = "dangerFullAccess";
 export type ReadOnlySandboxPolicyType = "readOnly";
 export type ExternalSandboxSandboxPolicyType = "externalSandbox";
@@ -131,11 +135,51 @@ export type ImageGenerationThreadItemType = "imageGeneration";
 export type EnteredReviewModeThreadItemType = "enteredReviewMode";
 export type ExitedReviewModeThreadItemType = "exitedReviewMode";
 export type ContextCompactionThreadItemType = "contextCompaction";
+export type AdditionalToolsResponseItemType = "additional_tools";
+export type InputTextContentItemType = "input_text";
+export type InputImageContentItem = (ImageUrlContentItem | FileIdContentItem) & {
+  detail?: ("auto" | "low" | "high" | "original") | null;
+  type: InputImageContentItemType;
+};
+export type InputImageContentItemType = "input_image";
 /**
- * Distinguishes a command approval from input sent to an existing terminal.
+ * Inline audio data or an uploaded file loaded by the Responses API.
  */
-export type CommandExecutionApprovalKind = ("command" | "writeStdin") | "humanCommand";
-export type NetworkPolicyRuleAction = "allow" | "deny";
+export type InputAudioContentItem = (AudioUrlContentItem | FileIdContentItem1) & {
+  type: InputAudioContentItemType;
+};
+export type InputAudioContentItemType = "input_audio";
+export type OutputTextContentItemType = "output_text";
+export type MessageResponseItemType = "message";
+export type InputTextAgentMessageInputContentType = "input_text";
+export type EncryptedContentAgentMessageInputContentType = "encrypted_content";
+export type AgentMessageResponseItemType = "agent_message";
+export type ReasoningTextReasoningItemContentType = "reasoning_text";
+export type TextReasoningItemContentType = "text";
+export type SummaryTextReasoningItemReasoningSummaryType = "summary_text";
+export type ReasoningResponseItemType = "reasoning";
+export type ExecLocalShellActionType = "exec";
+export type LocalShellCallResponseItemType = "local_shell_call";
+export type FunctionCallResponseItemType = "function_call";
+export type ToolSearchCallResponseItemType = "tool_search_call";
+export type FunctionCallOutputResponseItemType = "function_call_output";
+export type CustomToolCallResponseItemType = "custom_tool_call";
+export type CustomToolCallOutputResponseItemType = "custom_tool_call_output";
+export type ToolSearchOutputResponseItemType = "tool_search_output";
+export type SearchResponsesApiWebSearchActionType = "search";
+export type OpenPageResponsesApiWebSearchActionType = "open_page";
+export type FindInPageResponsesApiWebSearchActionType = "find_in_page";
+export type OtherResponsesApiWebSearchActionType = "other";
+export type WebSearchCallResponseItemType = "web_search_call";
+export type ImageGenerationCallResponseItemType = "image_generation_call";
+export type CompactionResponseItemType = "compaction";
+export type ConfigurationUpdateResponseItemType = "configuration_update";
+export type CompactionTriggerResponseItemType = "compaction_trigger";
+export type ContextCompactionResponseItemType = "context_compaction";
+export type OtherResponseItemType = "other";
+export type PathFileSystemPathType = "path";
+export type GlobPatternFileSystemPathType = "glob_pattern";
+export type SpecialFileSystemPathType = "special";
 export type CommandExecutionApprovalDecision =
   | "accept"
   | "acceptForSession"
@@ -143,6 +187,11 @@ export type CommandExecutionApprovalDecision =
   | ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision
   | "decline"
   | "cancel";
+export type NetworkPolicyRuleAction = "allow" | "deny";
+/**
+ * Distinguishes a command approval from input sent to an existing terminal.
+ */
+export type CommandExecutionApprovalKind = ("command" | "writeStdin") | "humanCommand";
 export type FileChangeApprovalDecision = "accept" | "acceptForSession" | "decline" | "cancel";
 
 export interface InitializeParams {
@@ -207,6 +256,10 @@ export interface InitializeResponse {
   userAgent: string;
 }
 export interface ThreadStartParams {
+  /**
+   * Allow a provider with an authoritative static model catalog to replace an unavailable requested model with its default.
+   */
+  allowProviderModelFallback?: boolean;
   approvalPolicy?: (("untrusted" | "on-request" | "never") | GranularAskForApproval) | null;
   /**
    * Override where approval requests are routed for review on this thread and subsequent turns.
@@ -217,15 +270,58 @@ export interface ThreadStartParams {
     [k: string]: unknown | undefined;
   } | null;
   cwd?: string | null;
+  /**
+   * Initial Daybreak choice for this persistent thread. Omitted or null leaves it unset. This does not select a turn's `cyberAccessProgram` or grant access. Not supported for ephemeral threads.
+   */
+  daybreakEnabled?: boolean | null;
   developerInstructions?: string | null;
+  dynamicTools?: (FunctionDynamicToolSpec | NamespaceDynamicToolSpec)[] | null;
+  /**
+   * Optional sticky environments for this thread.
+   *
+   * Omitted selects the default environment when environment access is enabled. Empty disables environment access for turns that do not provide a turn override. Non-empty selects the first environment as the current turn environment.
+   */
+  environments?: TurnEnvironmentParams[] | null;
   ephemeral?: boolean | null;
+  /**
+   * If true, opt into emitting raw Responses API items on the event stream. This is for internal use only (e.g. Codex Cloud).
+   */
+  experimentalRawEvents?: boolean;
+  /**
+   * Persisted thread history contract to use for this new thread.
+   */
+  historyMode?: ("legacy" | "paginated") | null;
+  /**
+   * Test-only experimental field used to validate experimental gating and schema filtering behavior in a stable way.
+   */
+  mockExperimentalField?: string | null;
   model?: string | null;
   modelProvider?: string | null;
+  /**
+   * @deprecated Ignored. Use Ultra reasoning effort for proactive multi-agent behavior.
+   */
+  multiAgentMode?: (("explicitRequestOnly" | "proactive") | CustomMultiAgentMode) | null;
+  /**
+   * Named profile id for this thread. Cannot be combined with `sandbox`.
+   */
+  permissions?: string | null;
   /**
    * @deprecated `friendly` and `pragmatic` no longer select a style.
    */
   personality?: ("none" | "friendly" | "pragmatic") | null;
+  /**
+   * Optional project identity for this new thread. Durable threads persist the assignment; ephemeral threads expose it only in live responses.
+   */
+  projectId?: string | null;
+  /**
+   * Replace the thread's runtime workspace roots. Paths must be absolute.
+   */
+  runtimeWorkspaceRoots?: string[] | null;
   sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null;
+  /**
+   * Capability roots selected for this thread by the hosting platform.
+   */
+  selectedCapabilityRoots?: SelectedCapabilityRoot[] | null;
   serviceName?: string | null;
   serviceTier?: string | null;
   sessionStartSource?: ("startup" | "clear") | null;
@@ -243,7 +339,66 @@ export interface GranularAskForApproval {
     skill_approval?: boolean;
   };
 }
+export interface FunctionDynamicToolSpec {
+  deferLoading?: boolean;
+  description: string;
+  inputSchema: unknown;
+  name: string;
+  type: FunctionDynamicToolSpecType;
+}
+export interface NamespaceDynamicToolSpec {
+  description: string;
+  name: string;
+  tools: FunctionDynamicToolNamespaceTool[];
+  type: NamespaceDynamicToolSpecType;
+}
+export interface FunctionDynamicToolNamespaceTool {
+  deferLoading?: boolean;
+  description: string;
+  inputSchema: unknown;
+  name: string;
+  type: FunctionDynamicToolNamespaceToolType;
+}
+export interface TurnEnvironmentParams {
+  cwd: string;
+  environmentId: string;
+  /**
+   * Environment-native runtime workspace roots. Omitted defaults to `cwd`.
+   */
+  runtimeWorkspaceRoots?: string[] | null;
+}
+export interface CustomMultiAgentMode {
+  custom: string;
+}
+/**
+ * A user-selected root that can expose one or more runtime capabilities.
+ */
+export interface SelectedCapabilityRoot {
+  /**
+   * Stable identifier supplied by the capability selection platform.
+   */
+  id: string;
+  /**
+   * Where the selected root can be resolved.
+   */
+  location: EnvironmentCapabilityRootLocation;
+}
+/**
+ * A path owned by an execution environment.
+ */
+export interface EnvironmentCapabilityRootLocation {
+  environmentId: string;
+  /**
+   * Absolute path for the root in the selected environment.
+   */
+  path: string;
+  type: EnvironmentCapabilityRootLocationType;
+}
 export interface ThreadStartResponse {
+  /**
+   * Named or implicit built-in profile that produced the active permissions, when known.
+   */
+  activePermissionProfile?: ActivePermissionProfile | null;
   approvalPolicy: ("untrusted" | "on-request" | "never") | GranularAskForApproval;
   /**
    * Reviewer currently used for approval requests on this thread.
@@ -265,7 +420,19 @@ export interface ThreadStartResponse {
   instructionSources?: string[];
   model: string;
   modelProvider: string;
+  /**
+   * @deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+   */
+  multiAgentMode?: (("explicitRequestOnly" | "proactive") | CustomMultiAgentMode) & string;
   reasoningEffort?: string | null;
+  /**
+   * Thread-scoped runtime workspace roots used to materialize `:workspace_roots`.
+   *
+   * Items: A path that is guaranteed to be absolute and normalized (though it is not guaranteed to be canonicalized or exist on the filesystem).
+   *
+   * IMPORTANT: When deserializing an `AbsolutePathBuf`, a base path must be set using [AbsolutePathBufGuard::new]. If no base path is set, the deserialization will fail unless the path being deserialized is already absolute.
+   */
+  runtimeWorkspaceRoots?: string[];
   /**
    * Legacy sandbox policy retained for compatibility. Experimental clients should prefer `activePermissionProfile` for profile provenance.
    */
@@ -273,6 +440,19 @@ export interface ThreadStartResponse {
     DangerFullAccessSandboxPolicy | ReadOnlySandboxPolicy | ExternalSandboxSandboxPolicy | WorkspaceWriteSandboxPolicy;
   serviceTier?: string | null;
   thread: Thread;
+}
+export interface ActivePermissionProfile {
+  extends?: [
+    {
+      default: null;
+      description: "Parent profile identifier from the selected permissions profile's `extends` setting, when present.";
+      type: ["string", "null"];
+    },
+  ];
+  /**
+   * Identifier from `default_permissions` or the implicit built-in default, such as `:workspace` or a user-defined `[permissions.<id>]` profile.
+   */
+  id: string;
 }
 export interface DangerFullAccessSandboxPolicy {
   type: DangerFullAccessSandboxPolicyType;
@@ -307,6 +487,14 @@ export interface Thread {
    */
   agentRole?: string | null;
   /**
+   * Parent that owns this persisted attached thread, independent of fork or spawn lineage.
+   */
+  attachedToThreadId?: string | null;
+  /**
+   * Whether the app server accepts direct turn input for this loaded thread. `None` means the capability is unavailable, such as for an unloaded stored thread.
+   */
+  canAcceptDirectInput?: boolean | null;
+  /**
    * Version of the CLI that created the thread.
    */
   cliVersion: string;
@@ -319,9 +507,21 @@ export interface Thread {
    */
   cwd: string;
   /**
+   * Saved Daybreak choice, independent of turn execution. Null if unset.
+   */
+  daybreakEnabled?: boolean | null;
+  /**
+   * Current environments for a loaded thread, in priority order, primary first. `null` means the thread is not loaded or the server does not expose its selection. An empty list means no environments are selected. This does not report connection status.
+   */
+  environments?: ThreadEnvironment[] | null;
+  /**
    * Whether the thread is ephemeral and should not be materialized on disk.
    */
   ephemeral: boolean;
+  /**
+   * Optional implementation-specific thread data.
+   */
+  extra?: ThreadExtra | null;
   /**
    * Source thread id when this thread was created by forking another thread.
    */
@@ -411,6 +611,18 @@ export interface Thread {
    */
   updatedAt: number;
 }
+/**
+ * An environment selected by a loaded thread, independent of connection status.
+ */
+export interface ThreadEnvironment {
+  cwd: string;
+  environmentId: string;
+  runtimeWorkspaceRoots: string[];
+}
+/**
+ * Extra app-server data for a thread.
+ */
+export interface ThreadExtra {}
 export interface GitInfo {
   branch?: string | null;
   originUrl?: string | null;
@@ -1137,19 +1349,333 @@ export interface ThreadResumeParams {
    */
   excludeTurns?: boolean;
   /**
+   * [UNSTABLE] FOR CODEX CLOUD - DO NOT USE. If specified, the thread will be resumed with the provided history instead of loaded from disk.
+   */
+  history?:
+    | (
+        | AdditionalToolsResponseItem
+        | MessageResponseItem
+        | AgentMessageResponseItem
+        | ReasoningResponseItem
+        | LocalShellCallResponseItem
+        | FunctionCallResponseItem
+        | ToolSearchCallResponseItem
+        | FunctionCallOutputResponseItem
+        | CustomToolCallResponseItem
+        | CustomToolCallOutputResponseItem
+        | ToolSearchOutputResponseItem
+        | WebSearchCallResponseItem
+        | ImageGenerationCallResponseItem
+        | CompactionResponseItem
+        | ConfigurationUpdateResponseItem
+        | CompactionTriggerResponseItem
+        | ContextCompactionResponseItem
+        | OtherResponseItem
+      )[]
+    | null;
+  /**
+   * When present, include a `thread/turns/list` page in the resume response so clients can bootstrap recent turns without a second request.
+   */
+  initialTurnsPage?: ThreadResumeInitialTurnsPageParams | null;
+  /**
    * Configuration overrides for the resumed thread, if any.
    */
   model?: string | null;
   modelProvider?: string | null;
   /**
+   * [UNSTABLE] Specify the rollout path to resume from. If specified for a non-running thread, the thread_id param will be ignored. If thread_id identifies a running thread, the path must match the active rollout path.
+   */
+  path?: string | null;
+  /**
+   * Named profile id for the resumed thread. Cannot be combined with `sandbox`.
+   */
+  permissions?: string | null;
+  /**
    * @deprecated `friendly` and `pragmatic` no longer select a style. Changing this does not rewrite the thread's existing instructions.
    */
   personality?: ("none" | "friendly" | "pragmatic") | null;
+  /**
+   * Replace the thread's runtime workspace roots. Paths must be absolute.
+   */
+  runtimeWorkspaceRoots?: string[] | null;
   sandbox?: ("read-only" | "workspace-write" | "danger-full-access") | null;
   serviceTier?: string | null;
   threadId: string;
 }
+export interface AdditionalToolsResponseItem {
+  id?: string | null;
+  role: string;
+  tools: unknown[];
+  type: AdditionalToolsResponseItemType;
+}
+export interface MessageResponseItem {
+  content: (InputTextContentItem | InputImageContentItem | InputAudioContentItem | OutputTextContentItem)[];
+  encrypted_content?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  phase?: ("commentary" | "partial_answer" | "final_answer") | null;
+  role: string;
+  status?: string | null;
+  type: MessageResponseItemType;
+}
+export interface InputTextContentItem {
+  text: string;
+  type: InputTextContentItemType;
+}
+export interface ImageUrlContentItem {
+  image_url: string;
+}
+export interface FileIdContentItem {
+  file_id: string;
+}
+export interface AudioUrlContentItem {
+  audio_url: string;
+}
+export interface FileIdContentItem1 {
+  file_id: string;
+}
+export interface OutputTextContentItem {
+  annotations?: unknown[] | null;
+  logprobs?: unknown[] | null;
+  text: string;
+  type: OutputTextContentItemType;
+}
+/**
+ * Internal Responses API passthrough metadata copied into underlying chat messages.
+ *
+ * Responses API strongly types this payload. Do not modify it without first getting API approval and making the corresponding Responses API change.
+ */
+export interface InternalChatMessageMetadataPassthrough {
+  turn_id?: string | null;
+}
+export interface AgentMessageResponseItem {
+  author: string;
+  content: (InputTextAgentMessageInputContent | EncryptedContentAgentMessageInputContent)[];
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  recipient: string;
+  type: AgentMessageResponseItemType;
+}
+export interface InputTextAgentMessageInputContent {
+  text: string;
+  type: InputTextAgentMessageInputContentType;
+}
+export interface EncryptedContentAgentMessageInputContent {
+  encrypted_content: string;
+  type: EncryptedContentAgentMessageInputContentType;
+}
+export interface ReasoningResponseItem {
+  content?: (ReasoningTextReasoningItemContent | TextReasoningItemContent)[] | null;
+  encrypted_content?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  summary: SummaryTextReasoningItemReasoningSummary[];
+  type: ReasoningResponseItemType;
+}
+export interface ReasoningTextReasoningItemContent {
+  text: string;
+  type: ReasoningTextReasoningItemContentType;
+}
+export interface TextReasoningItemContent {
+  text: string;
+  type: TextReasoningItemContentType;
+}
+export interface SummaryTextReasoningItemReasoningSummary {
+  text: string;
+  type: SummaryTextReasoningItemReasoningSummaryType;
+}
+export interface LocalShellCallResponseItem {
+  action: ExecLocalShellAction;
+  /**
+   * Set when using the Responses API.
+   */
+  call_id?: string | null;
+  encrypted_content?: string | null;
+  /**
+   * Legacy id field retained for compatibility with older payloads.
+   */
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  status: "completed" | "in_progress" | "incomplete";
+  type: LocalShellCallResponseItemType;
+}
+export interface ExecLocalShellAction {
+  command: string[];
+  env?: {
+    [k: string]: string | undefined;
+  } | null;
+  timeout_ms?: number | null;
+  type: ExecLocalShellActionType;
+  user?: string | null;
+  working_directory?: string | null;
+}
+export interface FunctionCallResponseItem {
+  arguments: string;
+  call_id: string;
+  encrypted_content?: string | null;
+  encrypted_function_args?: string[] | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  name: string;
+  namespace?: string | null;
+  status?: string | null;
+  type: FunctionCallResponseItemType;
+}
+export interface ToolSearchCallResponseItem {
+  arguments: unknown;
+  call_id?: string | null;
+  encrypted_content?: string | null;
+  execution: string;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  status?: string | null;
+  type: ToolSearchCallResponseItemType;
+}
+export interface FunctionCallOutputResponseItem {
+  call_id?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  name?: string | null;
+  namespace?: string | null;
+  output:
+    | string
+    | (
+        | InputTextFunctionCallOutputContentItem
+        | InputImageFunctionCallOutputContentItem
+        | InputAudioFunctionCallOutputContentItem
+        | EncryptedContentFunctionCallOutputContentItem
+      )[];
+  type: FunctionCallOutputResponseItemType;
+}
+export interface CustomToolCallResponseItem {
+  call_id: string;
+  encrypted_content?: string | null;
+  id?: string | null;
+  input: string;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  name: string;
+  namespace?: string | null;
+  status?: string | null;
+  type: CustomToolCallResponseItemType;
+}
+export interface CustomToolCallOutputResponseItem {
+  call_id: string;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  name?: string | null;
+  output:
+    | string
+    | (
+        | InputTextFunctionCallOutputContentItem
+        | InputImageFunctionCallOutputContentItem
+        | InputAudioFunctionCallOutputContentItem
+        | EncryptedContentFunctionCallOutputContentItem
+      )[];
+  type: CustomToolCallOutputResponseItemType;
+}
+export interface ToolSearchOutputResponseItem {
+  call_id?: string | null;
+  execution: string;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  status: string;
+  tools: unknown[];
+  type: ToolSearchOutputResponseItemType;
+}
+export interface WebSearchCallResponseItem {
+  action?:
+    | (
+        | SearchResponsesApiWebSearchAction
+        | OpenPageResponsesApiWebSearchAction
+        | FindInPageResponsesApiWebSearchAction
+        | OtherResponsesApiWebSearchAction
+      )
+    | null;
+  encrypted_content?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  status?: string | null;
+  type: WebSearchCallResponseItemType;
+}
+export interface SearchResponsesApiWebSearchAction {
+  queries?: string[] | null;
+  query?: string | null;
+  type: SearchResponsesApiWebSearchActionType;
+}
+export interface OpenPageResponsesApiWebSearchAction {
+  type: OpenPageResponsesApiWebSearchActionType;
+  url?: string | null;
+}
+export interface FindInPageResponsesApiWebSearchAction {
+  pattern?: string | null;
+  type: FindInPageResponsesApiWebSearchActionType;
+  url?: string | null;
+}
+export interface OtherResponsesApiWebSearchAction {
+  type: OtherResponsesApiWebSearchActionType;
+}
+export interface ImageGenerationCallResponseItem {
+  encrypted_content?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  result: string;
+  revised_prompt?: string | null;
+  status: string;
+  type: ImageGenerationCallResponseItemType;
+}
+export interface CompactionResponseItem {
+  encrypted_content: string;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  type: CompactionResponseItemType;
+}
+/**
+ * A durable input control interpreted by the backend at its position in history.
+ */
+export interface ConfigurationUpdateResponseItem {
+  reasoning: ConfigurationReasoning;
+  type: ConfigurationUpdateResponseItemType;
+}
+/**
+ * Reasoning settings interpreted by the backend for the routed model.
+ */
+export interface ConfigurationReasoning {
+  /**
+   * A non-empty reasoning effort value advertised by the model.
+   */
+  effort: string;
+}
+export interface CompactionTriggerResponseItem {
+  type: CompactionTriggerResponseItemType;
+}
+export interface ContextCompactionResponseItem {
+  encrypted_content?: string | null;
+  id?: string | null;
+  internal_chat_message_metadata_passthrough?: InternalChatMessageMetadataPassthrough | null;
+  type: ContextCompactionResponseItemType;
+}
+export interface OtherResponseItem {
+  type: OtherResponseItemType;
+}
+export interface ThreadResumeInitialTurnsPageParams {
+  /**
+   * How much item detail to include for each returned turn; defaults to summary.
+   */
+  itemsView?: ("notLoaded" | "summary" | "full") | null;
+  /**
+   * Optional turn page size.
+   */
+  limit?: number | null;
+  /**
+   * Optional turn pagination direction; defaults to descending.
+   */
+  sortDirection?: ("asc" | "desc") | null;
+}
 export interface ThreadResumeResponse {
+  /**
+   * Named or implicit built-in profile that produced the active permissions, when known.
+   */
+  activePermissionProfile?: ActivePermissionProfile | null;
   approvalPolicy: ("untrusted" | "on-request" | "never") | GranularAskForApproval;
   /**
    * Reviewer currently used for approval requests on this thread.
@@ -1170,6 +1696,10 @@ export interface ThreadResumeResponse {
    */
   disabledPluginIds?: string[];
   /**
+   * `thread/turns/list` page returned when requested by `initialTurnsPage`.
+   */
+  initialTurnsPage?: TurnsPage | null;
+  /**
    * Environment-native paths to instruction source files currently loaded for this thread.
    */
   instructionSources?: string[];
@@ -1181,7 +1711,19 @@ export interface ThreadResumeResponse {
   itemsBackwardsCursor?: string | null;
   model: string;
   modelProvider: string;
+  /**
+   * @deprecated Always `explicitRequestOnly`. Use `reasoningEffort` for Ultra behavior.
+   */
+  multiAgentMode?: (("explicitRequestOnly" | "proactive") | CustomMultiAgentMode) & string;
   reasoningEffort?: string | null;
+  /**
+   * Thread-scoped runtime workspace roots used to materialize `:workspace_roots`.
+   *
+   * Items: A path that is guaranteed to be absolute and normalized (though it is not guaranteed to be canonicalized or exist on the filesystem).
+   *
+   * IMPORTANT: When deserializing an `AbsolutePathBuf`, a base path must be set using [AbsolutePathBufGuard::new]. If no base path is set, the deserialization will fail unless the path being deserialized is already absolute.
+   */
+  runtimeWorkspaceRoots?: string[];
   /**
    * Legacy sandbox policy retained for compatibility. Experimental clients should prefer `activePermissionProfile` for profile provenance.
    */
@@ -1214,7 +1756,18 @@ export interface Settings {
   model: string;
   reasoning_effort?: string | null;
 }
+export interface TurnsPage {
+  backwardsCursor?: string | null;
+  data: Turn[];
+  nextCursor?: string | null;
+}
 export interface TurnStartParams {
+  /**
+   * Optional client-provided context fragments keyed by an opaque source identifier.
+   */
+  additionalContext?: {
+    [k: string]: AdditionalContextEntry | undefined;
+  } | null;
   /**
    * Override the approval policy for this turn and subsequent turns.
    */
@@ -1225,9 +1778,19 @@ export interface TurnStartParams {
   approvalsReviewer?: ("user" | "auto_review" | "guardian_subagent") | null;
   clientUserMessageId?: string | null;
   /**
+   * EXPERIMENTAL - Set a pre-set collaboration mode. Takes precedence over model, reasoning_effort, and developer instructions if set.
+   *
+   * For `collaboration_mode.settings.developer_instructions`, `null` means "use the built-in instructions for the selected mode".
+   */
+  collaborationMode?: CollaborationMode | null;
+  /**
    * Override the working directory for this turn and subsequent turns.
    */
   cwd?: string | null;
+  /**
+   * EXPERIMENTAL - Request an authorized cyber program for this turn. Omission preserves automatic behavior. This does not grant access.
+   */
+  cyberAccessProgram?: ("standard" | "daybreakBlue" | "daybreakRed") | null;
   /**
    * Replace this thread's disabled plugin IDs. Omitted/null preserves the list; [] clears it.
    */
@@ -1236,6 +1799,12 @@ export interface TurnStartParams {
    * Override the reasoning effort for this turn and subsequent turns.
    */
   effort?: string | null;
+  /**
+   * Optional environments for this turn and subsequent turns.
+   *
+   * Omitted uses the thread sticky environments. Empty disables environment access for this turn. Non-empty selects the first environment as the current turn environment for this turn.
+   */
+  environments?: TurnEnvironmentParams[] | null;
   input: (
     | TextUserInput
     | ImageUserInput
@@ -1250,6 +1819,10 @@ export interface TurnStartParams {
    */
   model?: string | null;
   /**
+   * @deprecated Ignored. Use `effort: "ultra"` for proactive multi-agent behavior.
+   */
+  multiAgentMode?: (("explicitRequestOnly" | "proactive") | CustomMultiAgentMode) | null;
+  /**
    * Optional JSON Schema used to constrain the final assistant message for this turn.
    */
   outputSchema?: {
@@ -1262,15 +1835,39 @@ export interface TurnStartParams {
    */
   parentTurnId?: string | null;
   /**
+   * Select a named permissions profile id for this turn and subsequent turns. Cannot be combined with `sandboxPolicy`.
+   */
+  permissions?: string | null;
+  /**
    * @deprecated `friendly` and `pragmatic` no longer select a style. Changing this does not rewrite the thread's existing instructions.
    */
   personality?: ("none" | "friendly" | "pragmatic") | null;
+  /**
+   * Optional metadata to enrich Codex's ResponsesAPI turn metadata. Replaces unprotected client-provided entries when supplied; an empty map clears them.
+   *
+   * Entries are flattened into the JSON string sent as `client_metadata["x-codex-turn-metadata"]` on ResponsesAPI HTTP and websocket requests.
+   *
+   * They are not sent as top-level ResponsesAPI `client_metadata` keys, and reserved keys such as `session_id`, `thread_id`, `turn_id`, and `window_id` cannot be overridden.
+   */
+  responsesapiClientMetadata?: {
+    [k: string]: string | undefined;
+  } | null;
+  /**
+   * Merge entries into the ResponsesAPI turn metadata without removing existing entries. Applied after `responsesapiClientMetadata` if both are provided; reserved keys remain protected.
+   */
+  responsesapiClientMetadataPatch?: {
+    [k: string]: string | undefined;
+  } | null;
   /**
    * ID of the first turn in the chain of work that led to this new turn.
    *
    * When setting `parentTurnId`, set this to the parent turn's `rootTurnId` when known. This keeps descendant work attributed to the original turn. If omitted, the new turn becomes its own root. Ignored when this request adds input to an active turn.
    */
   rootTurnId?: string | null;
+  /**
+   * Replace the thread's runtime workspace roots for this turn and subsequent turns. Paths must be absolute.
+   */
+  runtimeWorkspaceRoots?: string[] | null;
   /**
    * Override the sandbox policy for this turn and subsequent turns.
    */
@@ -1300,6 +1897,14 @@ export interface TurnStartParams {
    * Optional source classification for the caller that starts this turn. Ignored when this request steers an already-active turn.
    */
   turnTrigger?: string | null;
+}
+export interface AdditionalContextEntry {
+  kind: "untrusted" | "application";
+  /**
+   * Optional name for untrusted context, used to label its tool output.
+   */
+  name?: string | null;
+  value: string;
 }
 export interface TurnToolOutput {
   name: string;
@@ -1415,6 +2020,10 @@ export interface ServerRequestResolvedNotification {
 }
 export interface CommandExecutionRequestApprovalParams {
   /**
+   * Optional additional permissions requested for this command.
+   */
+  additionalPermissions?: AdditionalPermissionProfile | null;
+  /**
    * Unique identifier for this specific approval callback.
    *
    * For regular shell/unified_exec approvals, this is null.
@@ -1422,6 +2031,10 @@ export interface CommandExecutionRequestApprovalParams {
    * For zsh-exec-bridge subcommand approvals, multiple callbacks can belong to one parent `itemId`, so `approvalId` is a distinct opaque callback id (a UUID) used to disambiguate routing. Stdin approvals also use a distinct callback id; inspect `kind` to distinguish them.
    */
   approvalId?: string | null;
+  /**
+   * Ordered list of decisions the client may present for this prompt.
+   */
+  availableDecisions?: CommandExecutionApprovalDecision[] | null;
   /**
    * The command to be executed.
    */
@@ -1466,16 +2079,69 @@ export interface CommandExecutionRequestApprovalParams {
   threadId: string;
   turnId: string;
 }
-export interface NetworkApprovalContext {
-  host: string;
-  protocol: "http" | "https" | "socks5Tcp" | "socks5Udp";
+export interface AdditionalPermissionProfile {
+  fileSystem?: AdditionalFileSystemPermissions | null;
+  /**
+   * Partial overlay used for per-command permission requests.
+   */
+  network?: AdditionalNetworkPermissions | null;
 }
-export interface NetworkPolicyAmendment {
-  action: NetworkPolicyRuleAction;
-  host: string;
+export interface AdditionalFileSystemPermissions {
+  entries?: FileSystemSandboxEntry[] | null;
+  globScanMaxDepth?: number | null;
+  /**
+   * This will be removed in favor of `entries`.
+   */
+  read?: string[] | null;
+  /**
+   * This will be removed in favor of `entries`.
+   */
+  write?: string[] | null;
 }
-export interface CommandExecutionRequestApprovalResponse {
-  decision: CommandExecutionApprovalDecision;
+export interface FileSystemSandboxEntry {
+  access: "read" | "write" | "deny";
+  path: PathFileSystemPath | GlobPatternFileSystemPath | SpecialFileSystemPath;
+}
+export interface PathFileSystemPath {
+  path: string;
+  type: PathFileSystemPathType;
+}
+export interface GlobPatternFileSystemPath {
+  pattern: string;
+  type: GlobPatternFileSystemPathType;
+}
+export interface SpecialFileSystemPath {
+  type: SpecialFileSystemPathType;
+  value:
+    | RootFileSystemSpecialPath
+    | MinimalFileSystemSpecialPath
+    | KindFileSystemSpecialPath
+    | TmpdirFileSystemSpecialPath
+    | SlashTmpFileSystemSpecialPath
+    | {
+        kind: "unknown";
+        path: string;
+        subpath?: string | null;
+      };
+}
+export interface RootFileSystemSpecialPath {
+  kind: "root";
+}
+export interface MinimalFileSystemSpecialPath {
+  kind: "minimal";
+}
+export interface KindFileSystemSpecialPath {
+  kind: "project_roots";
+  subpath?: string | null;
+}
+export interface TmpdirFileSystemSpecialPath {
+  kind: "tmpdir";
+}
+export interface SlashTmpFileSystemSpecialPath {
+  kind: "slash_tmp";
+}
+export interface AdditionalNetworkPermissions {
+  enabled?: boolean | null;
 }
 /**
  * User approved the command, and wants to apply the proposed execpolicy amendment so future matching commands can run without prompting.
@@ -1492,6 +2158,17 @@ export interface ApplyNetworkPolicyAmendmentCommandExecutionApprovalDecision {
   applyNetworkPolicyAmendment: {
     network_policy_amendment: NetworkPolicyAmendment;
   };
+}
+export interface NetworkPolicyAmendment {
+  action: NetworkPolicyRuleAction;
+  host: string;
+}
+export interface NetworkApprovalContext {
+  host: string;
+  protocol: "http" | "https" | "socks5Tcp" | "socks5Udp";
+}
+export interface CommandExecutionRequestApprovalResponse {
+  decision: CommandExecutionApprovalDecision;
 }
 export interface FileChangeRequestApprovalParams {
   /**
