@@ -1,12 +1,19 @@
-// Placeholder until the rpc lane lands.
+// The rpc lane: agents that speak a JSON-RPC dialect on stdio. One dialect so far:
+// `codexAppServer` (`codex app-server`).
+import type { RpcAgentSpec } from "../../../generated/ts/types.js";
+import { errors } from "../../errors.js";
 import type { LaneDriver } from "../lane.js";
-import { A4aaError } from "../../errors.js";
+import { openCodexSession } from "./codex-session.js";
 
-export const rpcDriver: LaneDriver = {
+export const rpcDriver: LaneDriver<RpcAgentSpec> = {
   lane: "rpc",
-  defaultPermission: () => "readOnly",
-  precheck: () => {
-    throw new A4aaError("unsupported_selector", "open", "the rpc lane is not available in this build");
+  // Codex asks before acting (approval requests), so the host can always be asked.
+  defaultPermission: () => "ask",
+  precheck: (spec, options) => {
+    if (spec.dialect !== "codexAppServer") throw errors.unsupportedSelector("open", `unknown rpc dialect ${JSON.stringify(spec.dialect)}`);
+    if (options.mode !== undefined) {
+      throw errors.unsupportedSelector("open", `mode ${JSON.stringify(options.mode)}: codex app-server has no modes; use options.permission`);
+    }
   },
-  open: () => Promise.reject(new A4aaError("unsupported_selector", "open", "the rpc lane is not available in this build")),
+  open: (ctx) => openCodexSession(ctx),
 };

@@ -1,0 +1,493 @@
+// One `codex app-server` process driven as its client: the handshake (initialize,
+// initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
+// interrupts (including the one that races ahead of the turn), approvals, and the end.
+import type * as C from "../../../generated/codex/types.js";
+import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
+import { A4aaError, errors } from "../../errors.js";
+import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import { AgentLink } from "../../transport/agent-link.js";
+import { RpcResponseError, type RequestContext, type RpcErrorObject } from "../../transport/json-rpc.js";
+import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
+import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
+import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
+import { codexPolicy } from "./presets.js";
+
+/** How long `cancel()` waits for the id of a turn Codex has not acknowledged yet. */
+const CANCEL_ID_WAIT_MS = 2000;
+
+type Phase = "handshake" | "ready" | "closing";
+
+/** An error the lane answers one of Codex's requests with. */
+class AgentRequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function stderrDetail(proc: PipeProcess): string {
+  const tail = proc.stderrTail().trimEnd();
+  const how = proc.exit ? (proc.exit.signal ? `killed by ${proc.exit.signal}` : `exit code ${proc.exit.code}`) : "still running";
+  return tail ? `${how}; stderr tail:\n${tail}` : `${how}; no stderr output`;
+}
+
+/** The turn in flight, from `turn/start` to `turn/completed`. */
+class ActiveTurn {
+  id: string | null = null;
+  /** `turn/started` seen: Codex will now accept an interrupt. */
+  started = false;
+  finished = false;
+  cancelRequested = false;
+  interrupts = 0;
+  /** An interrupt was refused before the turn started: send it again on `turn/started`. */
+  retryOnStart = false;
+  readonly done: Promise<C.Turn>;
+  readonly idKnown: Promise<void>;
+  private resolveDone!: (t: C.Turn) => void;
+  private rejectDone!: (e: unknown) => void;
+  private resolveId!: () => void;
+
+  constructor() {
+    this.done = new Promise((res, rej) => {
+      this.resolveDone = res;
+      this.rejectDone = rej;
+    });
+    this.idKnown = new Promise((r) => (this.resolveId = r));
+    // A turn that fails before anyone awaits it must not be an unhandled rejection.
+    this.done.catch(() => undefined);
+  }
+
+  setId(id: string): void {
+    this.id = id;
+    this.resolveId();
+  }
+
+  finish(t: C.Turn): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.resolveDone(t);
+    this.resolveId();
+  }
+
+  fail(e: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.rejectDone(e);
+    this.resolveId();
+  }
+}
+
+export class CodexLaneSession implements LaneSession {
+  nativeSessionId: string | null = null;
+  readonly agentInfo = null;
+  readonly sessionState = null;
+  readonly capabilities: Capabilities = {
+    lane: "rpc",
+    resume: true,
+    cancel: true,
+    permissions: true,
+    images: false,
+    selectors: { model: true, mode: false, effort: true, permission: true },
+  };
+  alive = true;
+
+  private phase: Phase = "handshake";
+  private fatal: A4aaError | null = null;
+  private readonly link: AgentLink;
+  private threadId: string | null = null;
+  private turn: ActiveTurn | null = null;
+  /** turn/completed that arrived before the turn/start answer named its turn. */
+  private readonly earlyCompletions = new Map<string, C.Turn>();
+  private readonly toolItems = new Map<string, ToolItemMemory>();
+  /** Items whose text arrived as deltas (their item/completed repeats it). */
+  private readonly streamed = new Set<string>();
+  private readonly usage = new TurnUsage();
+  /** Approval requests being decided, by request id; true once Codex resolved one itself. */
+  private readonly approvals = new Map<string, { resolvedByAgent: boolean }>();
+  // Codex keeps a turn's model and effort for later turns: the lane tracks what is in force.
+  private baseModel: string | null = null;
+  private baseEffort: string | null = null;
+  private activeModel: string | null = null;
+  private activeEffort: string | null = null;
+  private warnedEffort = false;
+
+  constructor(
+    private readonly ctx: LaneContext<RpcAgentSpec>,
+    private readonly proc: PipeProcess,
+  ) {
+    this.link = new AgentLink({
+      stdin: proc.stdin,
+      stdout: proc.stdout,
+      maxLineBytes: ctx.maxOutputBytes,
+      gate: ctx.gate,
+      // Codex omits "jsonrpc" and numbers its own requests from 0.
+      requireVersion: false,
+      writeVersion: false,
+      onRequest: (method, params, rctx) => this.onAgentRequest(method, params, rctx),
+      onNotification: (method, params) => this.onNotification(method, params),
+      toRpcError: (e): RpcErrorObject =>
+        e instanceof AgentRequestError ? { code: e.code, message: e.message } : { code: -32603, message: (e as Error)?.message ?? String(e) },
+      onNoise: (line, reason) => {
+        ctx.logger.debug(`codex stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
+        ctx.emit({ type: "raw", source: "stdout", payload: line });
+      },
+      onOverflow: (bytes) =>
+        this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
+      onUnmatchedResponse: (m) => ctx.logger.debug(`codex answered an unknown request id ${JSON.stringify(m.id)}`, ctx.sessionId),
+    });
+    proc.onStderrLine((line) => {
+      if (this.turn) ctx.emit({ type: "stderr", text: line });
+    });
+    void proc.exited.then(() => {
+      if (this.phase === "closing") return;
+      const err =
+        this.phase === "handshake"
+          ? errors.spawnFailed(`codex app-server exited before the handshake completed (${stderrDetail(proc)})`)
+          : errors.agentExited("prompt", `codex app-server exited (${stderrDetail(proc)})`);
+      this.die(err, "exited");
+    });
+  }
+
+  /** The agent is gone or unusable: every pending call and the turn fail with `err`. */
+  private die(err: A4aaError, why: string): void {
+    if (this.fatal) return;
+    this.fatal = err;
+    this.alive = false;
+    this.ctx.logger.info(`codex unusable (${why}): ${err.message}`, this.ctx.sessionId);
+    this.link.close(err);
+    this.turn?.fail(err);
+    if (this.proc.running) void this.proc.stop({ stdinGraceMs: 0 });
+  }
+
+  private request<R>(method: string, params: unknown, stage: "initialize" | "prompt"): Promise<R> {
+    if (this.fatal) return Promise.reject(this.fatal);
+    const signal = stage === "prompt" ? undefined : this.ctx.signal;
+    return this.link.request<R>(method, params, { signal }).catch((e: unknown) => {
+      if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
+        throw new A4aaError("session_closed", "open", "the session was closed while codex was starting");
+      }
+      throw e;
+    });
+  }
+
+  async handshake(): Promise<void> {
+    const { ctx } = this;
+    try {
+      await this.request<C.InitializeResponse>(
+        "initialize",
+        { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
+        "initialize",
+      );
+    } catch (e) {
+      throw e instanceof RpcResponseError ? new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`) : e;
+    }
+    this.link.notify("initialized");
+
+    const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
+    const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
+    let answer: C.ThreadStartResponse | C.ThreadResumeResponse;
+    try {
+      answer = ctx.resume
+        ? await this.request<C.ThreadResumeResponse>(
+            "thread/resume",
+            // The history is not replayed: Codex deprecates hydrating it on resume.
+            { threadId: ctx.resume, ...common, excludeTurns: true } as C.ThreadResumeParams,
+            "initialize",
+          )
+        : await this.request<C.ThreadStartResponse>("thread/start", common as C.ThreadStartParams, "initialize");
+    } catch (e) {
+      if (e instanceof RpcResponseError) {
+        const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
+        throw new A4aaError(/auth|login|unauthori[sz]ed/i.test(e.message) ? "auth_required" : "initialize_failed", "initialize", `${what}: ${e.message}`);
+      }
+      throw e;
+    }
+    const thread = (answer as { thread?: { id?: unknown } })?.thread;
+    if (!thread || typeof thread.id !== "string") {
+      throw new A4aaError("initialize_failed", "initialize", `codex answered thread/${ctx.resume ? "resume" : "start"} without a thread id: ${JSON.stringify(answer)?.slice(0, 500)}`);
+    }
+    this.threadId = thread.id;
+    this.nativeSessionId = thread.id;
+    this.activeModel = typeof answer.model === "string" ? answer.model : null;
+    this.activeEffort = typeof answer.reasoningEffort === "string" ? answer.reasoningEffort : null;
+    this.baseModel = ctx.options.model ?? this.activeModel;
+    this.baseEffort = ctx.options.effort ?? this.activeEffort;
+    this.phase = "ready";
+  }
+
+  checkTurn(): void {
+    // Model and effort are free-form for Codex: it judges them when the turn runs.
+  }
+
+  /** The selectors turn/start must carry so that this turn runs with `input`'s choice. */
+  private selectorParams(input: TurnInput): { model?: string; effort?: string } {
+    const out: { model?: string; effort?: string } = {};
+    const model = input.model ?? this.baseModel;
+    if (model && model !== this.activeModel) out.model = model;
+    const effort: Effort | string | null = input.effort ?? this.baseEffort;
+    if (effort && effort !== this.activeEffort) out.effort = effort;
+    else if (!effort && this.activeEffort && !this.warnedEffort) {
+      // Codex has no "back to the default" for a turn's effort: it stays until changed.
+      this.warnedEffort = true;
+      this.ctx.logger.warn(`codex keeps effort ${this.activeEffort} from an earlier turn (the session set no effort to return to)`, this.ctx.sessionId);
+    }
+    return out;
+  }
+
+  async prompt(input: TurnInput): Promise<TurnOutcome> {
+    if (this.fatal) throw this.fatal;
+    const turn = new ActiveTurn();
+    this.turn = turn;
+    this.usage.startTurn();
+    try {
+      const selectors = this.selectorParams(input);
+      const params = {
+        threadId: this.threadId!,
+        input: [{ type: "text", text: input.text, text_elements: [] }],
+        ...selectors,
+      } as C.TurnStartParams;
+      let started: C.TurnStartResponse;
+      try {
+        started = await this.request<C.TurnStartResponse>("turn/start", params, "prompt");
+      } catch (e) {
+        if (e instanceof RpcResponseError) throw errors.agentFailed("prompt", `turn/start: ${e.message}`, false);
+        throw e;
+      }
+      if (selectors.model) this.activeModel = selectors.model;
+      if (selectors.effort) this.activeEffort = selectors.effort;
+      const id = started?.turn?.id;
+      if (typeof id !== "string") throw errors.agentProtocol("prompt", `codex answered turn/start without a turn id: ${JSON.stringify(started)?.slice(0, 500)}`);
+      turn.setId(id);
+      const early = this.earlyCompletions.get(id);
+      this.earlyCompletions.clear();
+      if (early) turn.finish(early);
+      else if (turn.cancelRequested) this.interrupt(turn);
+      return this.outcome(await turn.done);
+    } finally {
+      turn.fail(new Error("the turn ended"));
+      if (this.turn === turn) this.turn = null;
+    }
+  }
+
+  private outcome(t: C.Turn): TurnOutcome {
+    const usage = this.usage.current;
+    switch (t.status) {
+      case "completed":
+        return usage ? { stopReason: "endTurn", usage } : { stopReason: "endTurn" };
+      case "interrupted":
+        return usage ? { stopReason: "cancelled", usage } : { stopReason: "cancelled" };
+      case "failed": {
+        const e = t.error;
+        const detail = [e?.message ?? "the turn failed", e?.additionalDetails].filter(Boolean).join(": ");
+        throw errors.agentFailed("prompt", detail);
+      }
+      default:
+        this.ctx.logger.warn(`codex completed turn ${t.id} with status ${JSON.stringify(t.status)}; reported as endTurn`, this.ctx.sessionId);
+        return { stopReason: "endTurn" };
+    }
+  }
+
+  async cancel(): Promise<void> {
+    const turn = this.turn;
+    if (!turn || turn.finished || this.fatal) return;
+    turn.cancelRequested = true;
+    if (turn.id === null) {
+      // turn/start has not been answered: the interrupt goes out as soon as it is (prompt()).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([turn.idKnown, new Promise((r) => (timer = setTimeout(r, CANCEL_ID_WAIT_MS)))]);
+      clearTimeout(timer);
+      return;
+    }
+    this.interrupt(turn);
+  }
+
+  /**
+   * Sends turn/interrupt (once, plus one retry). Codex refuses an interrupt for a turn it
+   * has not started yet; then it is sent again on turn/started.
+   */
+  private interrupt(turn: ActiveTurn): void {
+    if (turn.finished || turn.interrupts > 0 || this.fatal || turn.id === null) return;
+    this.sendInterrupt(turn);
+  }
+
+  private sendInterrupt(turn: ActiveTurn): void {
+    turn.interrupts++;
+    this.link.request("turn/interrupt", { threadId: this.threadId!, turnId: turn.id! } satisfies C.TurnInterruptParams).catch((e: unknown) => {
+      if (turn.finished || this.fatal) return;
+      if (e instanceof RpcResponseError && turn.interrupts < 2) {
+        if (turn.started) this.sendInterrupt(turn);
+        else turn.retryOnStart = true;
+        this.ctx.logger.debug(`turn/interrupt refused (${e.message}); sending it again once the turn has started`, this.ctx.sessionId);
+        return;
+      }
+      this.ctx.logger.warn(`turn/interrupt failed: ${(e as Error)?.message ?? e}`, this.ctx.sessionId);
+    });
+  }
+
+  async close(): Promise<{ clean: boolean; detail?: string }> {
+    this.phase = "closing";
+    this.alive = false;
+    const r = await this.proc.stop();
+    const closed = new A4aaError("session_closed", "close", "the session was closed");
+    this.link.close(closed);
+    this.turn?.fail(closed);
+    return r.clean ? { clean: true } : { clean: false, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${r.survivors.join(", ")}` };
+  }
+
+  /** Ends codex after a failed open; never throws. */
+  async shutdown(): Promise<void> {
+    await this.close().catch(() => undefined);
+  }
+
+  private raw(method: string, params: unknown): void {
+    this.ctx.emit({ type: "raw", source: "rpc", payload: { method, params: (params ?? null) as never } });
+  }
+
+  private onNotification(method: string, params: unknown): void {
+    const p = (params ?? {}) as Record<string, unknown>;
+    // Sub-agents run their own threads: their traffic is passed on, never mixed into ours.
+    if (typeof p.threadId === "string" && this.threadId && p.threadId !== this.threadId) return this.raw(method, params);
+    const emit = (e: AgentEvent) => this.ctx.emit(e);
+    switch (method) {
+      case "item/agentMessage/delta":
+        this.streamed.add(String(p.itemId));
+        return emit({ type: "messageChunk", text: String(p.delta ?? "") });
+      case "item/reasoning/summaryTextDelta":
+      case "item/reasoning/textDelta":
+        this.streamed.add(String(p.itemId));
+        return emit({ type: "thoughtChunk", text: String(p.delta ?? "") });
+      case "item/reasoning/summaryPartAdded":
+        // A new paragraph of the reasoning summary.
+        if (typeof p.summaryIndex === "number" && p.summaryIndex > 0) emit({ type: "thoughtChunk", text: "\n\n" });
+        return;
+      case "item/started":
+      case "item/completed":
+        return this.onItem(method, p as unknown as C.ItemStartedNotification);
+      case "turn/plan/updated":
+        return emit(planOf(p as unknown as C.TurnPlanUpdatedNotification));
+      case "thread/tokenUsage/updated": {
+        const u = (p as unknown as C.ThreadTokenUsageUpdatedNotification).tokenUsage;
+        if (u?.total && u.last) return emit(this.usage.update(u));
+        break;
+      }
+      case "turn/started":
+        return this.onTurnStarted((p as unknown as C.TurnStartedNotification).turn);
+      case "turn/completed":
+        if (this.onTurnCompleted((p as unknown as C.TurnCompletedNotification).turn)) return;
+        break;
+      case "serverRequest/resolved": {
+        const entry = this.approvals.get(JSON.stringify(p.requestId));
+        if (entry) entry.resolvedByAgent = true;
+        return;
+      }
+      case "thread/name/updated":
+        if (typeof p.threadName === "string") return emit({ type: "sessionInfo", nativeSessionId: this.threadId!, title: p.threadName });
+        break;
+    }
+    this.raw(method, params);
+  }
+
+  private onItem(method: "item/started" | "item/completed", n: C.ItemStartedNotification): void {
+    const item = n?.item as (C.ThreadItem & { type: string; id: string }) | undefined;
+    if (!item || typeof item.type !== "string" || typeof item.id !== "string") return this.raw(method, n);
+    if (isToolItem(item)) {
+      return this.ctx.emit(method === "item/started" ? toolCallOf(item, this.toolItems) : toolCallUpdateOf(item, this.toolItems));
+    }
+    switch (item.type) {
+      case "userMessage":
+        // The prompt the host just sent.
+        return;
+      case "agentMessage":
+      case "reasoning":
+        if (method === "item/started") return;
+        if (!this.streamed.delete(item.id)) this.unstreamed(item);
+        return;
+    }
+    this.raw(method, n);
+  }
+
+  /** A message or reasoning item that came whole, without deltas. */
+  private unstreamed(item: C.ThreadItem & { type: string }): void {
+    if (item.type === "agentMessage") {
+      const text = (item as C.AgentMessageThreadItem).text;
+      if (text) this.ctx.emit({ type: "messageChunk", text });
+    } else {
+      const r = item as C.ReasoningThreadItem;
+      const text = (r.summary?.length ? r.summary : (r.content ?? [])).join("\n\n");
+      if (text) this.ctx.emit({ type: "thoughtChunk", text });
+    }
+  }
+
+  private onTurnStarted(t: C.Turn | undefined): void {
+    const turn = this.turn;
+    if (!turn || !t || (turn.id !== null && turn.id !== t.id)) return;
+    turn.started = true;
+    if (turn.retryOnStart && turn.id !== null) {
+      turn.retryOnStart = false;
+      this.sendInterrupt(turn);
+    }
+  }
+
+  /** True when the completion was the current turn's. */
+  private onTurnCompleted(t: C.Turn | undefined): boolean {
+    const turn = this.turn;
+    if (!turn || !t || typeof t.id !== "string") return false;
+    if (turn.id === t.id) {
+      turn.finish(t);
+      return true;
+    }
+    if (turn.id === null) {
+      this.earlyCompletions.set(t.id, t);
+      return true;
+    }
+    return false;
+  }
+
+  private async onAgentRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown> {
+    if (method === COMMAND_APPROVAL || method === FILE_CHANGE_APPROVAL) {
+      const p = params as { itemId?: unknown } | undefined;
+      if (!p || typeof p.itemId !== "string") throw new AgentRequestError(-32602, `${method}: itemId must be a string`);
+      const onUnknown = (d: unknown) =>
+        this.ctx.logger.warn(`${method}: decision ${JSON.stringify(d)} is unknown to a4aa; not offered`, this.ctx.sessionId);
+      const mem = this.toolItems.get(p.itemId);
+      const a: ApprovalAsk =
+        method === COMMAND_APPROVAL
+          ? commandApproval(params as C.CommandExecutionRequestApprovalParams, mem, onUnknown)
+          : fileChangeApproval(params as C.FileChangeRequestApprovalParams, mem, onUnknown);
+      const key = JSON.stringify(rctx.id);
+      const entry = { resolvedByAgent: false };
+      this.approvals.set(key, entry);
+      try {
+        const decision = await this.ctx.askPermission(a.ask);
+        if (entry.resolvedByAgent) this.ctx.logger.debug(`approval ${key} was resolved by codex before the decision; the answer is moot`, this.ctx.sessionId);
+        return approvalResponse(a, decision);
+      } finally {
+        this.approvals.delete(key);
+      }
+    }
+    // Never leave a request of Codex hanging: what a4aa cannot handle is refused.
+    this.raw(method, params);
+    throw new AgentRequestError(-32601, `a4aa does not handle ${method}`);
+  }
+}
+
+export async function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
+  const { spec } = ctx;
+  const proc = await startPipe({
+    program: spec.command.program,
+    args: spec.command.args,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    name: `${spec.id} (rpc)`,
+  });
+  const session = new CodexLaneSession(ctx, proc);
+  try {
+    await session.handshake();
+    return session;
+  } catch (e) {
+    await session.shutdown();
+    throw e;
+  }
+}
