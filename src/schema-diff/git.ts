@@ -1,0 +1,74 @@
+// The few git questions the diff and the gate ask.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+export function git(args: string[], cwd: string): { ok: boolean; out: string; err: string } {
+  const r = spawnSync("git", args, { cwd, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  if (r.error) throw new Error(`git ${args.join(" ")}: ${r.error.message}`);
+  return { ok: r.status === 0, out: r.stdout, err: r.stderr.trim() };
+}
+
+export function repoRoot(cwd = process.cwd()): string {
+  const r = git(["rev-parse", "--show-toplevel"], cwd);
+  if (!r.ok) throw new Error(`not inside a git repository (${r.err})`);
+  return r.out.trim();
+}
+
+/** The commit a ref names, or undefined when it names none. */
+export function commitOf(ref: string, root: string): string | undefined {
+  const r = git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  return r.ok ? r.out.trim() : undefined;
+}
+
+/** A file as of a commit, or null when it did not exist there. */
+export function showFile(commit: string, file: string, root: string): string | null {
+  const r = git(["show", `${commit}:${file}`], root);
+  if (r.ok) return r.out;
+  if (/does not exist|exists on disk, but not in/.test(r.err)) return null;
+  throw new Error(`git show ${commit}:${file}: ${r.err}`);
+}
+
+export function readWorkingFile(file: string, root: string): string | null {
+  const p = path.join(root, file);
+  return existsSync(p) ? readFileSync(p, "utf8") : null;
+}
+
+export interface Base {
+  /** Undefined when HEAD is the first commit: there is nothing before it. */
+  commit?: string;
+  describe: string;
+}
+
+/**
+ * The base the gate compares with: on a branch, its merge-base with main; on main (or a
+ * detached HEAD at main, as in CI on a fresh clone), HEAD's parent.
+ */
+export function defaultBase(root: string): Base {
+  const head = commitOf("HEAD", root);
+  if (!head) throw new Error("the repository has no commits");
+  const branch = git(["rev-parse", "--abbrev-ref", "HEAD"], root).out.trim();
+  const main = ["main", "origin/main"].find((r) => commitOf(r, root));
+  if (branch !== "main" && main && commitOf(main, root) !== head) {
+    const mb = git(["merge-base", "HEAD", main], root);
+    if (mb.ok) return { commit: mb.out.trim(), describe: `merge-base of HEAD and ${main}` };
+  }
+  const parent = commitOf("HEAD~1", root);
+  if (parent) return { commit: parent, describe: "HEAD~1 (the parent of HEAD)" };
+  if (git(["rev-parse", "--is-shallow-repository"], root).out.trim() === "true") {
+    throw new Error("HEAD's parent is not in this shallow clone: fetch more history (git fetch --deepen=1) or pass --base");
+  }
+  return { describe: "none (HEAD is the first commit)" };
+}
+
+/** Commits that changed a file, oldest first. */
+export function commitsTouching(file: string, root: string): { commit: string; subject: string }[] {
+  const r = git(["log", "--reverse", "--format=%H %s", "--", file], root);
+  if (!r.ok) throw new Error(`git log: ${r.err}`);
+  return r.out
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => ({ commit: l.slice(0, 40), subject: l.slice(41) }));
+}
+
+export const short = (c: string) => c.slice(0, 7);
