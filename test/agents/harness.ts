@@ -1,0 +1,243 @@
+// Running a real agent directly (no a4aa) for smoke tests and transcripts: a bounded
+// headless turn, and a minimal ACP client over stdio. Every process is started in its own
+// process group (detached) and the whole group is killed when done.
+import { spawn, type ChildProcess } from "node:child_process";
+import type { AgentRun } from "./agents.js";
+
+export interface HeadlessResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout lines that parse as JSON objects. */
+  events: any[];
+  /** stdout lines that do not. */
+  otherLines: string[];
+  timedOut: boolean;
+  ms: number;
+}
+
+/** Kills a detached child's whole process group (ignores "no such process"). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    /* already gone */
+  }
+}
+
+export function parseJsonLines(text: string): { events: any[]; other: string[] } {
+  const events: any[] = [];
+  const other: string[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const v = JSON.parse(line);
+      if (v && typeof v === "object") events.push(v);
+      else other.push(line);
+    } catch {
+      other.push(line);
+    }
+  }
+  return { events, other };
+}
+
+/**
+ * Runs `program args` with stdin closed, in the run's cwd and env, and resolves when it
+ * exits (or after `timeoutMs`, when the group is killed). The group is always killed at the
+ * end so no grandchild is left behind.
+ */
+export function runHeadless(
+  run: AgentRun,
+  args: string[],
+  opts: { timeoutMs?: number; env?: Record<string, string>; onLine?: (line: string, child: ChildProcess) => void } = {},
+): Promise<HeadlessResult> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(run.program, args, {
+      cwd: run.cwd,
+      env: run.spawnEnv(opts.env),
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    let pending = "";
+    let timedOut = false;
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (c: string) => {
+      stdout += c;
+      if (opts.onLine) {
+        pending += c;
+        let i: number;
+        while ((i = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, i);
+          pending = pending.slice(i + 1);
+          opts.onLine(line, child);
+        }
+      }
+    });
+    child.stderr!.on("data", (c: string) => (stderr += c));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child, "SIGKILL");
+    }, opts.timeoutMs ?? 90_000);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      killGroup(child, "SIGKILL");
+      const { events, other } = parseJsonLines(stdout);
+      resolve({ code, signal, stdout, stderr, events, otherLines: other, timedOut, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/** One JSON-RPC message as seen on the wire, with its direction, for transcripts. */
+export interface WireMessage {
+  dir: "send" | "recv";
+  msg: any;
+}
+
+/**
+ * A minimal ACP (JSON-RPC 2.0, one message per line) client for smoke tests. Requests from
+ * the agent are answered by `onRequest` (default: permission → first allow option, anything
+ * else → method not found).
+ */
+export class AcpStdioClient {
+  readonly child: ChildProcess;
+  readonly wire: WireMessage[] = [];
+  readonly updates: any[] = [];
+  stderr = "";
+  private nextId = 1;
+  private pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; method: string }>();
+  private buf = "";
+  private exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  onRequest: (method: string, params: any) => any = (method, params) => {
+    if (method === "session/request_permission") {
+      const opts: any[] = params?.options ?? [];
+      const pick = opts.find((o) => o.kind === "allow_once") ?? opts.find((o) => String(o.kind).startsWith("allow")) ?? opts[0];
+      return pick ? { outcome: { outcome: "selected", optionId: pick.optionId } } : { outcome: { outcome: "cancelled" } };
+    }
+    throw Object.assign(new Error(`method not found: ${method}`), { code: -32601 });
+  };
+
+  constructor(run: AgentRun, extraArgs: string[] = []) {
+    this.child = spawn(run.program, [...run.args, ...extraArgs], {
+      cwd: run.cwd,
+      env: run.spawnEnv(),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    this.child.stdin!.on("error", () => {});
+    this.child.stdout!.setEncoding("utf8");
+    this.child.stderr!.setEncoding("utf8");
+    this.child.stderr!.on("data", (c: string) => (this.stderr += c));
+    this.child.stdout!.on("data", (c: string) => {
+      this.buf += c;
+      let i: number;
+      while ((i = this.buf.indexOf("\n")) >= 0) {
+        const line = this.buf.slice(0, i).trim();
+        this.buf = this.buf.slice(i + 1);
+        if (line) this.onLine(line);
+      }
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once("close", (code, signal) => {
+        for (const p of this.pending.values()) p.reject(new Error(`agent exited (code ${code}, signal ${signal}) during ${p.method}; stderr: ${this.stderr.slice(-2000)}`));
+        this.pending.clear();
+        resolve({ code, signal });
+      });
+    });
+    this.child.once("error", (err) => {
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    });
+  }
+
+  private write(msg: any): void {
+    this.wire.push({ dir: "send", msg });
+    this.child.stdin!.write(JSON.stringify(msg) + "\n");
+  }
+
+  private onLine(line: string): void {
+    let msg: any;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.wire.push({ dir: "recv", msg: { nonJson: line } });
+      return;
+    }
+    this.wire.push({ dir: "recv", msg });
+    const hasId = msg.id !== undefined && msg.id !== null; // Gemini's first request has id 0
+    if (hasId && msg.method === undefined) {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(Object.assign(new Error(`${p.method}: ${msg.error.message} ${JSON.stringify(msg.error.data ?? "")}`), { rpc: msg.error }));
+      else p.resolve(msg.result);
+    } else if (hasId) {
+      Promise.resolve()
+        .then(() => this.onRequest(msg.method, msg.params))
+        .then(
+          (result) => this.write({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
+          (err: any) => this.write({ jsonrpc: "2.0", id: msg.id, error: { code: err?.code ?? -32603, message: String(err?.message ?? err) } }),
+        );
+    } else if (msg.method === "session/update") {
+      this.updates.push(msg.params);
+    }
+  }
+
+  request(method: string, params: unknown, timeoutMs = 60_000): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`${method}: no answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`));
+      }, timeoutMs);
+      this.pending.set(id, {
+        method,
+        resolve: (v) => {
+          clearTimeout(t);
+          resolve(v);
+        },
+        reject: (e) => {
+          clearTimeout(t);
+          reject(e);
+        },
+      });
+      this.write({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    this.write({ jsonrpc: "2.0", method, params });
+  }
+
+  /** The text of every `agent_message_chunk` update received so far (optionally for one session). */
+  messageText(sessionId?: string): string {
+    return this.updates
+      .filter((u) => (!sessionId || u.sessionId === sessionId) && u.update?.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.update.content?.type === "text" ? u.update.content.text : ""))
+      .join("");
+  }
+
+  /** Closes stdin, waits up to `graceMs` for an exit, then kills the process group. */
+  async close(graceMs = 3000): Promise<void> {
+    try {
+      this.child.stdin!.end();
+    } catch {
+      /* ignore */
+    }
+    const t = setTimeout(() => killGroup(this.child, "SIGTERM"), graceMs);
+    const t2 = setTimeout(() => killGroup(this.child, "SIGKILL"), graceMs + 2000);
+    if (this.child.exitCode === null && this.child.signalCode === null) await this.exited;
+    clearTimeout(t);
+    clearTimeout(t2);
+    killGroup(this.child, "SIGKILL");
+  }
+}

@@ -1,0 +1,166 @@
+// Mock of the OpenAI Chat Completions API (Qwen Code, opencode): `POST /v1/chat/completions`
+// (SSE when `stream` is true, else JSON), `GET /v1/models`.
+import type http from "node:http";
+import {
+  approxTokens,
+  chunkText,
+  delayUnlessClosed,
+  sendJson,
+  shellArgs,
+  startMockServer,
+  StreamWriter,
+  valueForSchema,
+  type HandlerContext,
+  type MockOptions,
+  type ModelMock,
+  type RecordedRequest,
+  type Reply,
+  type Script,
+} from "./common.js";
+
+export type { ModelMock } from "./common.js";
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "invalid_request_error",
+  403: "permission_denied",
+  404: "not_found",
+  429: "rate_limit_exceeded",
+  500: "server_error",
+  503: "server_error",
+};
+
+/** A main turn offers tools; auxiliary requests (session titles, JSON checks) offer none. */
+export function chatIsMain(req: RecordedRequest): boolean {
+  const tools = req.body?.tools;
+  return Array.isArray(tools) && tools.length > 0;
+}
+
+function shellCall(req: RecordedRequest, command: string): { name: string; args: Record<string, unknown> } {
+  const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
+  const fnOf = (t: any) => t?.function ?? t;
+  const t =
+    ["run_shell_command", "bash", "shell", "exec_command"].map((n) => tools.find((x) => fnOf(x)?.name === n)).find(Boolean) ??
+    tools.find((x) => /shell|bash/i.test(String(fnOf(x)?.name)));
+  if (!t) return { name: "bash", args: { command, description: "Run a shell command" } };
+  return { name: fnOf(t).name, args: shellArgs(fnOf(t).parameters, command) };
+}
+
+interface Parts {
+  reasoning: string[];
+  content: string[];
+  toolCalls: { id: string; name: string; arguments: string }[];
+  finish: string;
+  delayMs: number;
+}
+
+function partsFor(r: Reply, req: RecordedRequest, ctx: HandlerContext): Parts {
+  const p: Parts = { reasoning: [], content: [], toolCalls: [], finish: "stop", delayMs: 0 };
+  switch (r.type) {
+    case "text":
+      p.content = chunkText(r.text, r.chunkSize);
+      break;
+    case "thinking":
+      p.reasoning = chunkText(r.thinking);
+      p.content = chunkText(r.text);
+      break;
+    case "slow":
+      p.content = r.chunks;
+      p.delayMs = r.delayMs;
+      break;
+    case "tool": {
+      if (r.text) p.content = chunkText(r.text);
+      const call = r.command !== undefined ? shellCall(req, r.command) : { name: r.name ?? "bash", args: r.args ?? {} };
+      p.toolCalls = [{ id: r.id ?? `call_mock_${ctx.counter()}`, name: call.name, arguments: JSON.stringify(call.args) }];
+      p.finish = "tool_calls";
+      break;
+    }
+  }
+  return p;
+}
+
+async function serveChat(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
+  const main = ctx.isMain ? ctx.isMain(req) : chatIsMain(req);
+  let r: Reply;
+  if (main) r = ctx.next();
+  else {
+    req.role = "aux";
+    const schema = req.body?.response_format?.json_schema?.schema;
+    if (schema || req.body?.response_format?.type === "json_object") {
+      req.served = "aux-json";
+      r = { type: "text", text: JSON.stringify(schema ? valueForSchema(schema) : {}) };
+    } else {
+      req.served = "aux-text";
+      r = { type: "text", text: "Mock title" };
+    }
+  }
+  if (r.type === "custom") return r.handle(req, res);
+  if (r.type === "error") {
+    const headers: Record<string, string> = { "x-request-id": `req_mock_${ctx.counter()}` };
+    if (r.retryAfter !== undefined) headers["retry-after"] = String(r.retryAfter);
+    sendJson(
+      res,
+      r.status,
+      { error: { message: r.message ?? "Mock error", type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error", param: null, code: r.errorType ?? null } },
+      headers,
+    );
+    return;
+  }
+  if (r.type === "slow" && r.firstByteDelayMs) {
+    if (!(await delayUnlessClosed(res, r.firstByteDelayMs))) return;
+  }
+  const p = partsFor(r, req, ctx);
+  const id = `chatcmpl-mock-${ctx.counter()}`;
+  const model = String(req.body?.model ?? "mock-model");
+  const created = Math.floor(Date.now() / 1000);
+  const prompt_tokens = approxTokens(req.body?.messages);
+  const completion_tokens = approxTokens([p.reasoning, p.content, p.toolCalls]);
+  const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+
+  if (req.body?.stream !== true) {
+    const message: Record<string, unknown> = { role: "assistant", content: p.content.join("") || null };
+    if (p.reasoning.length) message.reasoning_content = p.reasoning.join("");
+    if (p.toolCalls.length)
+      message.tool_calls = p.toolCalls.map((t) => ({ id: t.id, type: "function", function: { name: t.name, arguments: t.arguments } }));
+    sendJson(res, 200, { id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: p.finish }], usage });
+    return;
+  }
+  const w = new StreamWriter(res);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    w.event(null, { id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  chunk({ role: "assistant", content: "" });
+  for (const piece of p.reasoning) chunk({ reasoning_content: piece });
+  for (const piece of p.content) {
+    if (p.delayMs && !(await w.sleep(p.delayMs))) return;
+    chunk({ content: piece });
+  }
+  p.toolCalls.forEach((t, index) => {
+    chunk({ tool_calls: [{ index, id: t.id, type: "function", function: { name: t.name, arguments: "" } }] });
+    chunk({ tool_calls: [{ index, function: { arguments: t.arguments } }] });
+  });
+  chunk({}, p.finish);
+  w.event(null, { id, object: "chat.completion.chunk", created, model, choices: [], usage });
+  w.write("data: [DONE]\n\n");
+  w.end();
+}
+
+export function startChatMock(script?: Script | MockOptions): Promise<ModelMock> {
+  const opts: MockOptions = Array.isArray(script) || typeof script === "function" ? { script } : (script ?? {});
+  return startMockServer("chat-mock", opts, async (req, res, ctx) => {
+    const p = req.path.replace(/\/+$/, "") || "/";
+    if (req.method === "POST" && p.endsWith("/chat/completions")) return serveChat(req, res, ctx);
+    if (req.method === "GET" && p.endsWith("/models")) {
+      req.served = "models";
+      const ids = ["mock-model", "qwen3-coder-plus"];
+      return sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })) });
+    }
+    if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
+      req.served = "probe";
+      res.writeHead(200);
+      res.end();
+      return;
+    }
+    req.served = "404";
+    sendJson(res, 404, { error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null } });
+  });
+}
