@@ -16,7 +16,8 @@ session/prompt, and reads session/event notifications until the prompt's answer.
 See 'a4aa serve --help' and the README.
 `;
 
-export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--log-level LEVEL]
+export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
+                  [--log-level LEVEL]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -29,6 +30,8 @@ Options:
                             for launchers whose callers are trusted.
   --permission-timeout MS   answer a permission request 'cancelled' when the host has not
                             answered within MS milliseconds (default: wait for the host)
+  --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
+                            before the turn is reported cancelled anyway (default 10000)
   --log-level LEVEL         error, warn (default), info or debug
   --help                    print this help
 `;

@@ -9,7 +9,13 @@ import { packageVersion } from "../version.js";
 export async function serveCommand(argv: string[]): Promise<number> {
   const { flags, positionals } = parseArgs(
     argv,
-    { "trust-host-env": {}, "permission-timeout": { value: true }, "log-level": { value: true }, help: {} },
+    {
+      "trust-host-env": {},
+      "permission-timeout": { value: true },
+      "cancel-grace": { value: true },
+      "log-level": { value: true },
+      help: {},
+    },
     "a4aa serve --help",
   );
   if (flags.help) {
@@ -19,14 +25,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`, "a4aa serve --help");
   const level = (flags["log-level"] as string | undefined) ?? "warn";
   if (!isLogLevel(level)) throw new UsageError(`--log-level must be error, warn, info or debug, not ${JSON.stringify(level)}`, "a4aa serve --help");
-  let permissionTimeoutMs: number | undefined;
-  if (flags["permission-timeout"] !== undefined) {
-    const v = Number(flags["permission-timeout"]);
+  const ms = (name: string): number | undefined => {
+    if (flags[name] === undefined) return undefined;
+    const v = Number(flags[name]);
     if (!Number.isInteger(v) || v <= 0) {
-      throw new UsageError(`--permission-timeout must be a positive number of milliseconds, not ${JSON.stringify(flags["permission-timeout"])}`, "a4aa serve --help");
+      throw new UsageError(`--${name} must be a positive number of milliseconds, not ${JSON.stringify(flags[name])}`, "a4aa serve --help");
     }
-    permissionTimeoutMs = v;
-  }
+    return v;
+  };
+  const permissionTimeoutMs = ms("permission-timeout");
+  const cancelGraceMs = ms("cancel-grace");
   const logger = createLogger(level);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -46,6 +54,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         hostEnv: process.env,
         trustHostEnv: flags["trust-host-env"] === true,
         permissionTimeoutMs,
+        timings: cancelGraceMs ? { cancelGraceMs } : undefined,
       }),
   });
   return code;

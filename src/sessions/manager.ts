@@ -9,7 +9,7 @@ import { buildChildEnv } from "../env/policy.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
-import type { LaneContext, ResolvedOptions } from "../lanes/lane.js";
+import type { AnyLaneDriver, LaneContext, ResolvedOptions } from "../lanes/lane.js";
 import type { SessionService } from "../server/server.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
@@ -26,6 +26,8 @@ export interface SessionManagerOptions {
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
+  /** Where lane drivers come from (tests inject fakes). */
+  drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
 
 export class SessionManager implements SessionService {
@@ -68,7 +70,7 @@ export class SessionManager implements SessionService {
     });
     if (!env.ok) throw env.error;
 
-    const driver = await laneDriver(spec.lane);
+    const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
     const options: ResolvedOptions = { ...params.options, permission };
     driver.precheck(spec, options, params.resume);

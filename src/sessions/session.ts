@@ -116,8 +116,11 @@ export class Session {
     return r.outcome!;
   }
 
-  /** Delivers a cancel of the running turn; resolves once the agent has been told. */
-  async cancel(): Promise<void> {
+  /**
+   * Delivers a cancel of the running turn; resolves once the agent has been told. The agent
+   * then has the grace period to end the turn; after it the turn is settled for it.
+   */
+  async cancel(armGrace = true): Promise<void> {
     const turn = this.turn;
     if (!turn || turn.settled || !this.lane) return;
     if (turn.cancelled) return;
@@ -129,8 +132,7 @@ export class Session {
     } catch (e) {
       this.logger.warn(`delivering cancel to the agent failed: ${(e as Error).message}`, this.id);
     }
-    // The agent has the grace period to settle the turn; then it is settled for it.
-    if (!turn.settled) {
+    if (!turn.settled && armGrace) {
       turn.graceTimer = setTimeout(() => {
         this.logger.warn(`the agent did not end the cancelled turn within ${this.timings.cancelGraceMs} ms; reporting it cancelled`, this.id);
         turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
@@ -152,10 +154,12 @@ export class Session {
     if (opening) await opening.catch(() => undefined);
     const turn = this.turn;
     if (turn && !turn.settled && this.lane) {
-      await this.cancel();
-      // If the agent does not settle within the grace period the cancel timer settles it;
-      // a close must not wait on a timer that a hung agent never beats, so bound it here too.
-      await Promise.race([turn.done, new Promise((r) => setTimeout(r, this.timings.cancelGraceMs + 50))]);
+      // R-CLOSE-1: the turn ends `cancelled` if the agent acknowledges within the grace
+      // period, else with session_closed.
+      await this.cancel(false);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([turn.done, new Promise((r) => (timer = setTimeout(r, this.timings.cancelGraceMs)))]);
+      clearTimeout(timer);
       turn.settle({ error: new A4aaError("session_closed", "prompt", `session ${this.id} was closed during the turn`, { uncertainEffect: true }) });
     }
     if (!this.lane) {

@@ -91,12 +91,24 @@ export function groupMembers(pgid: number): number[] {
   return out;
 }
 
-/** Sends `signal` to the group and to each listed straggler that is still the same process. */
+/** Groups that stragglers lead themselves (a daemonised grandchild and its children). */
+function strayGroups(pgid: number, stragglers: ProcInfo[]): number[] {
+  const groups = new Set<number>();
+  for (const s of stragglers) if (s.pgid !== pgid && s.pgid === s.pid) groups.add(s.pgid);
+  return [...groups];
+}
+
+/**
+ * Sends `signal` to the group, to the groups stragglers lead, and to each other straggler
+ * that is still the same process.
+ */
 export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // The group is gone (ESRCH) or not ours.
+  for (const g of [pgid, ...strayGroups(pgid, stragglers)]) {
+    try {
+      process.kill(-g, signal);
+    } catch {
+      // The group is gone (ESRCH) or not ours.
+    }
   }
   for (const s of stragglers) {
     if (s.pgid === pgid || !stillRunning(s)) continue;
@@ -108,9 +120,24 @@ export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.
   }
 }
 
-/** What is still alive of a tree: group members and stragglers. */
+/** What is still alive of a tree: members of its groups, and stragglers. */
 export function treeSurvivors(pgid: number, stragglers: ProcInfo[]): number[] {
-  const alive = new Set(groupMembers(pgid));
+  const alive = new Set<number>();
+  for (const g of [pgid, ...strayGroups(pgid, stragglers)]) for (const p of groupMembers(g)) alive.add(p);
   for (const s of stragglers) if (s.pgid !== pgid && stillRunning(s)) alive.add(s.pid);
   return [...alive];
+}
+
+/** True when `pid` has exited, even if nobody has reaped it yet. */
+export function hasExited(pid: number): boolean {
+  if (!HAS_PROC) {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+  const info = readProc(pid);
+  return !info || info.state === "Z" || info.state === "X";
 }

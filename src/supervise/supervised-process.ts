@@ -2,7 +2,7 @@
 // drained (its tail kept for errors), and ended by one stop ladder — close stdin, wait,
 // SIGTERM the tree, wait, SIGKILL, then check that nothing of it is left (R-SUP-1).
 import { StringDecoder } from "node:string_decoder";
-import { descendants, signalTree, treeSurvivors, type ProcInfo } from "./process-tree.js";
+import { descendants, hasExited, signalTree, treeSurvivors, type ProcInfo } from "./process-tree.js";
 
 export interface ExitInfo {
   code: number | null;
@@ -14,7 +14,7 @@ export interface StopOptions {
   stdinGraceMs?: number;
   /** After SIGTERM, how long before SIGKILL. Default 2000. */
   termGraceMs?: number;
-  /** After SIGKILL, how long to wait for the tree to disappear. Default 2000. */
+  /** After SIGKILL, how long to wait for the tree to disappear. Default 3000. */
   killGraceMs?: number;
 }
 
@@ -136,12 +136,14 @@ export abstract class SupervisedProcess {
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
     const stragglers: ProcInfo[] = this.running ? descendants(this.pid) : [];
-    const gone = () => treeSurvivors(this.pgid, stragglers).length === 0 && !this.running;
+    // The kernel's word, not the exit event's: under load Node may report an exit late.
+    const leaderGone = () => !this.running || hasExited(this.pid);
+    const gone = () => leaderGone() && treeSurvivors(this.pgid, stragglers).length === 0;
 
     steps.push("stdin");
     this.closeInput();
     await Promise.race([this.exited, sleep(opts.stdinGraceMs ?? 1500)]);
-    if (this.running || !gone()) {
+    if (!gone()) {
       // The agent may have started more children since: look again.
       if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((s) => s.pid === d.pid)) stragglers.push(d);
       steps.push("SIGTERM");
@@ -151,10 +153,10 @@ export abstract class SupervisedProcess {
     if (!gone()) {
       steps.push("SIGKILL");
       signalTree(this.pgid, stragglers, "SIGKILL");
-      await this.waitUntil(gone, opts.killGraceMs ?? 2000);
+      await this.waitUntil(gone, opts.killGraceMs ?? 3000);
     }
     const survivors = treeSurvivors(this.pgid, stragglers);
-    if (this.running) survivors.push(this.pid);
+    if (!leaderGone()) survivors.push(this.pid);
     if (survivors.length === 0) live.delete(this);
     return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit };
   }

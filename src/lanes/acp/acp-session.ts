@@ -270,8 +270,12 @@ export class AcpLaneSession implements LaneSession {
         if (e instanceof RpcResponseError) throw errors.agentFailed("prompt", `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`);
         throw e;
       }
-      if (!validatePromptResponse(res)) {
+      // Lenient on purpose: a stop reason newer than our schema is still an answer.
+      if (!res || typeof res !== "object" || typeof (res as { stopReason?: unknown }).stopReason !== "string") {
         throw errors.agentProtocol("prompt", `the agent's session/prompt answer is not ACP: ${JSON.stringify(res)?.slice(0, 500)}`);
+      }
+      if (!validatePromptResponse(res)) {
+        this.ctx.logger.debug(`session/prompt answer deviates from the ACP schema: ${JSON.stringify(validatePromptResponse.errors?.[0])}`, this.ctx.sessionId);
       }
       let stopReason = mapStopReason(res.stopReason);
       if (!stopReason) {
@@ -324,8 +328,9 @@ export class AcpLaneSession implements LaneSession {
 
   private onAgentNotification(method: string, params: unknown): void {
     if (method === "session/update") {
+      // An update the schema does not know (newer ACP, or a deviation) is passed on as raw.
       if (!validateSessionNotification(params)) {
-        this.ctx.emit({ type: "raw", source: "acp", payload: { method, params } });
+        this.ctx.emit({ type: "raw", source: "acp", payload: params ?? null });
         return;
       }
       const ev = mapUpdate(params, this.toolCalls);

@@ -1,0 +1,172 @@
+// Cancel, close, EOF, signals and supervision (R-CANCEL-*, R-CLOSE-*, R-EOF-1, R-SUP-*)
+// through a real `a4aa serve` and the fake ACP agent.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked, processesWithMarker } from "../helpers/sidecar.js";
+
+const started: TestSidecar[] = [];
+const markers: string[] = [];
+function setup(args: string[] = []) {
+  const s = new TestSidecar({ args });
+  started.push(s);
+  const marker = newMarker();
+  markers.push(marker);
+  return { s, marker };
+}
+after(() => {
+  for (const s of started) s.kill();
+  for (const m of markers) killMarked(m);
+});
+
+test("R-CANCEL-1: cancel answers {} once delivered; the prompt settles cancelled; unknown ids are unknown_session", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  assert.deepEqual(await s.ok("session/cancel", { sessionId: sid }), {}, "no turn to cancel");
+  const p = s.call("session/prompt", { sessionId: sid, text: "slow:200" });
+  await s.waitFor(() => s.events(sid).length >= 2);
+  const c = await s.call("session/cancel", { sessionId: sid });
+  assert.deepEqual(c.result, {});
+  const r = await p;
+  assert.equal(r.result.stopReason, "cancelled");
+  assert.ok(s.received.indexOf(c) < s.received.indexOf(r));
+  assert.match(r.result.text, /^1 /);
+  const u = await s.call("session/cancel", { sessionId: "nope" });
+  assert.equal(u.error!.code, -32001);
+  assert.equal(u.error!.data.code, "unknown_session");
+  assert.equal((await s.ok("session/prompt", { sessionId: sid, text: "text:again" })).text, "again", "usable after cancel");
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("R-CANCEL-1: an agent that ignores cancel is settled cancelled after the grace period", async () => {
+  const { s, marker } = setup(["--cancel-grace", "300"]);
+  const sid = await s.open(fakeAgentSpec(marker));
+  const p = s.call("session/prompt", { sessionId: sid, text: "ignore-cancel" });
+  await s.waitFor(() => s.events(sid).length >= 1);
+  const t0 = Date.now();
+  await s.ok("session/cancel", { sessionId: sid });
+  const r = await p;
+  assert.equal(r.result.stopReason, "cancelled");
+  assert.ok(Date.now() - t0 < 2000);
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("R-CANCEL-2: a notification-form cancel is ignored with a warning on stderr", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  const p = s.call("session/prompt", { sessionId: sid, text: "slow:6" });
+  await s.waitFor(() => s.events(sid).length >= 1);
+  s.write({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: sid } });
+  const r = await p;
+  assert.equal(r.result.stopReason, "endTurn");
+  assert.equal(r.result.text, "1 2 3 4 5 6 ");
+  assert.match(s.stderr, /ignored a session\/cancel notification/);
+  assert.equal(await s.end(), 0);
+});
+
+test("R-CLOSE-1: close during a turn settles it cancelled, ends the whole tree, then answers", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  await s.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+  assert.ok(processesWithMarker(marker).length >= 3, "the agent and its two grandchildren run");
+  const p = s.call("session/prompt", { sessionId: sid, text: "slow:200" });
+  await s.waitFor(() => s.events(sid).filter((e) => e.type === "messageChunk").length >= 3);
+  const c = await s.call("session/close", { sessionId: sid });
+  assert.deepEqual(c.result, {});
+  assert.deepEqual(processesWithMarker(marker), [], "nothing of the tree was left when close answered (R-SUP-1)");
+  const r = await p;
+  assert.equal(r.result.stopReason, "cancelled");
+  const again = await s.call("session/prompt", { sessionId: sid, text: "text:x" });
+  assert.equal(again.error!.data.code, "unknown_session");
+  assert.equal(await s.end(), 0);
+});
+
+test("R-CLOSE-1: an agent that does not acknowledge within the grace period ends the turn with session_closed", async () => {
+  const { s, marker } = setup(["--cancel-grace", "300"]);
+  const sid = await s.open(fakeAgentSpec(marker));
+  const p = s.call("session/prompt", { sessionId: sid, text: "hang" });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, {});
+  const r = await p;
+  assert.equal(r.error!.data.code, "session_closed");
+  assert.equal(r.error!.data.uncertainEffect, true);
+  assert.deepEqual(processesWithMarker(marker), []);
+  assert.equal(await s.end(), 0);
+});
+
+test("R-CLOSE-2/R-PROMPT-2: concurrent closes all wait for the one cleanup; prompts during closing fail session_closing", async () => {
+  const { s, marker } = setup(["--cancel-grace", "400"]);
+  const sid = await s.open(fakeAgentSpec(marker));
+  const p = s.call("session/prompt", { sessionId: sid, text: "hang" });
+  await new Promise((r) => setTimeout(r, 50));
+  const closes = [s.call("session/close", { sessionId: sid }), s.call("session/close", { sessionId: sid })];
+  await new Promise((r) => setTimeout(r, 50));
+  const during = await s.call("session/prompt", { sessionId: sid, text: "text:x" });
+  assert.equal(during.error!.data.code, "session_closing");
+  const [a, b] = await Promise.all(closes);
+  assert.deepEqual([a.result, b.result], [{}, {}]);
+  assert.deepEqual(processesWithMarker(marker), [], "both answered after the cleanup");
+  await p;
+  assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, {}, "closing a closed id");
+  assert.deepEqual((await s.call("session/close", { sessionId: "never" })).result, {}, "closing an unknown id");
+  assert.equal(await s.end(), 0);
+});
+
+test("R-SUP-1: grandchildren that ignore SIGTERM, and one that left the process group, are ended on close", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  await s.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+  assert.ok(processesWithMarker(marker).length >= 3);
+  await s.ok("session/close", { sessionId: sid });
+  assert.deepEqual(processesWithMarker(marker), []);
+  assert.equal(await s.end(), 0);
+});
+
+test("R-SUP-2: an agent that crashes mid-turn fails the turn with agent_exited and its stderr; other sessions go on", async () => {
+  const { s, marker } = setup();
+  const a = await s.open(fakeAgentSpec(marker));
+  const b = await s.open(fakeAgentSpec(marker));
+  const r = await s.call("session/prompt", { sessionId: a, text: "crash" });
+  assert.equal(r.error!.data.code, "agent_exited");
+  assert.equal(r.error!.data.uncertainEffect, true);
+  assert.match(r.error!.data.detail, /exit code 3/);
+  assert.match(r.error!.data.detail, /fake-agent: boom/);
+  const again = await s.call("session/prompt", { sessionId: a, text: "text:x" });
+  assert.equal(again.error!.data.code, "agent_exited");
+  assert.equal((await s.ok("session/prompt", { sessionId: b, text: "text:fine" })).text, "fine");
+  assert.deepEqual(await s.ok("session/close", { sessionId: a }), {});
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("R-EOF-1: stdin EOF closes every session, settles pending turns, fails open host calls, exits 0, leaves nothing", async () => {
+  const { s, marker } = setup();
+  const a = await s.open(fakeAgentSpec(marker));
+  const b = await s.open(fakeAgentSpec(marker));
+  await s.ok("session/prompt", { sessionId: b, text: "grandchild" });
+  const pa = s.call("session/prompt", { sessionId: a, text: "slow:200" });
+  const pb = s.call("session/prompt", { sessionId: b, text: "permission" });
+  await s.waitFor(() => s.received.some((m) => m.method === "permission/request"));
+  const code = await s.end();
+  assert.equal(code, 0);
+  const ra = await pa;
+  const rb = await pb;
+  assert.equal(ra.result?.stopReason ?? ra.error?.data.code, "cancelled");
+  assert.ok(rb.result?.stopReason === "cancelled" || rb.error?.data.code === "session_closed");
+  assert.deepEqual(processesWithMarker(marker), []);
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  test(`R-EOF-1: ${signal} shuts down like EOF`, async () => {
+    const { s, marker } = setup();
+    const sid = await s.open(fakeAgentSpec(marker));
+    await s.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+    const p = s.call("session/prompt", { sessionId: sid, text: "slow:200" });
+    await s.waitFor(() => s.events(sid).filter((e) => e.type === "messageChunk").length >= 3);
+    s.proc.kill(signal);
+    assert.equal(await s.exited, 0);
+    assert.equal((await p).result.stopReason, "cancelled", "the pending turn was answered before exit");
+    assert.deepEqual(processesWithMarker(marker), []);
+  });
+}
