@@ -1,0 +1,262 @@
+// A small host for tests: runs a real `a4aa serve` (node dist/src/cli/main.js serve),
+// speaks NDJSON JSON-RPC to it, collects session/event notifications, answers
+// permission/request with a handler, and watches every process the sidecar starts (its
+// descendants' process groups, through /proc) so a test can assert that none is left.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../..");
+export const MAIN = path.join(REPO, "dist/src/cli/main.js");
+export const FIXTURES = path.join(REPO, "test/fixtures");
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: { code: string; stage: string; retryable: boolean; uncertainEffect: boolean; detail?: string };
+}
+
+export class RpcFailure extends Error {
+  constructor(readonly error: RpcError) {
+    super(`${error.message}: ${error.data?.code ?? ""} ${error.data?.detail ?? ""}`);
+  }
+  get code(): string | undefined {
+    return this.error.data?.code;
+  }
+}
+
+export type AgentEvent = { type: string; [k: string]: unknown };
+export type PermissionHandler = (params: any) => unknown | Promise<unknown>;
+
+interface Pending {
+  resolve: (v: any) => void;
+  reject: (e: Error) => void;
+}
+
+function procStat(pid: number): { ppid: number; pgid: number; state: string } | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const rest = s.slice(s.lastIndexOf(")") + 2).split(" ");
+    return { state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/** Live (non-zombie) members of process group `pgid`. */
+export function groupAlive(pgid: number): number[] {
+  const out: number[] = [];
+  for (const n of readdirSync("/proc")) {
+    if (!/^\d+$/.test(n)) continue;
+    const st = procStat(Number(n));
+    if (st && st.pgid === pgid && st.state !== "Z" && st.state !== "X") out.push(Number(n));
+  }
+  return out;
+}
+
+export class Host {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly events: { sessionId: string; event: AgentEvent }[] = [];
+  readonly permissionRequests: any[] = [];
+  readonly stderrLines: string[] = [];
+  readonly transcript: string[] = [];
+  /** Sessions opened through `open()`. */
+  readonly opened: string[] = [];
+  onPermission: PermissionHandler = () => ({ cancelled: true });
+  /** Process groups of everything the sidecar started (seen while it ran). */
+  readonly groups = new Set<number>();
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private buf = "";
+  private watcher: NodeJS.Timeout;
+  readonly exited: Promise<number | null>;
+  private listeners = new Set<() => void>();
+
+  constructor(args: string[] = [], env: Record<string, string | undefined> = process.env) {
+    this.child = spawn(process.execPath, [MAIN, "serve", ...args], { stdio: ["pipe", "pipe", "pipe"], env });
+    this.exited = new Promise((r) => this.child.once("exit", (code) => r(code)));
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (d: string) => {
+      this.buf += d;
+      let nl: number;
+      while ((nl = this.buf.indexOf("\n")) !== -1) {
+        const line = this.buf.slice(0, nl);
+        this.buf = this.buf.slice(nl + 1);
+        if (line.trim()) this.onLine(line);
+      }
+    });
+    this.child.stderr.setEncoding("utf8");
+    let ebuf = "";
+    this.child.stderr.on("data", (d: string) => {
+      ebuf += d;
+      const lines = ebuf.split("\n");
+      ebuf = lines.pop()!;
+      this.stderrLines.push(...lines);
+    });
+    this.watcher = setInterval(() => this.scan(), 25);
+  }
+
+  /** Records the process groups of the sidecar's descendants. */
+  private scan(): void {
+    const root = this.child.pid;
+    if (!root) return;
+    const kids = new Map<number, number[]>();
+    for (const n of readdirSync("/proc")) {
+      if (!/^\d+$/.test(n)) continue;
+      const st = procStat(Number(n));
+      if (!st) continue;
+      const list = kids.get(st.ppid) ?? [];
+      list.push(Number(n));
+      kids.set(st.ppid, list);
+    }
+    const own = procStat(root)?.pgid;
+    const queue = [...(kids.get(root) ?? [])];
+    while (queue.length) {
+      const p = queue.shift()!;
+      const st = procStat(p);
+      if (st && st.pgid !== own && st.pgid !== root) this.groups.add(st.pgid);
+      queue.push(...(kids.get(p) ?? []));
+    }
+  }
+
+  private onLine(line: string): void {
+    this.transcript.push(`<< ${line.length > 2000 ? line.slice(0, 2000) + "…" : line}`);
+    const msg = JSON.parse(line);
+    if (msg.method === "session/event") {
+      this.events.push(msg.params);
+      for (const l of this.listeners) l();
+      return;
+    }
+    if (msg.method === "permission/request" && msg.id !== undefined) {
+      this.permissionRequests.push(msg.params);
+      void Promise.resolve(this.onPermission(msg.params)).then(
+        (result) => this.send({ jsonrpc: "2.0", id: msg.id, result }),
+        (e) => this.send({ jsonrpc: "2.0", id: msg.id, error: { code: -32000, message: String(e) } }),
+      );
+      return;
+    }
+    if (msg.id !== undefined && (msg.result !== undefined || msg.error !== undefined)) {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new RpcFailure(msg.error));
+      else p.resolve(msg.result);
+    }
+  }
+
+  send(msg: unknown): void {
+    const line = JSON.stringify(msg);
+    this.transcript.push(`>> ${line}`);
+    this.child.stdin.write(line + "\n");
+  }
+
+  request<T = any>(method: string, params: unknown = {}): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  /** Events of one session, in order. */
+  eventsOf(sessionId: string): AgentEvent[] {
+    return this.events.filter((e) => e.sessionId === sessionId).map((e) => e.event);
+  }
+
+  /** Resolves once an event matching `pred` has arrived (or rejects after `ms`). */
+  waitForEvent(pred: (e: AgentEvent, sessionId: string) => boolean, ms = 10_000): Promise<AgentEvent> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = this.events.find((e) => pred(e.event, e.sessionId));
+        if (hit) {
+          this.listeners.delete(check);
+          clearTimeout(timer);
+          resolve(hit.event);
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(new Error(`no matching event within ${ms} ms`));
+      }, ms);
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  /** Every process group the sidecar started that still has a live member. */
+  leftovers(): number[] {
+    this.scan();
+    return [...this.groups].filter((g) => groupAlive(g).length > 0);
+  }
+
+  /** Closes stdin (the sidecar closes every session and exits); kills it after `ms`. */
+  async shutdown(ms = 20_000): Promise<number | null> {
+    this.scan();
+    if (this.child.exitCode === null) this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), ms);
+    const code = await this.exited;
+    clearTimeout(timer);
+    clearInterval(this.watcher);
+    for (const [, p] of this.pending) p.reject(new Error("the sidecar exited"));
+    this.pending.clear();
+    return code;
+  }
+
+  /** For failure messages: the wire transcript and the sidecar's stderr. */
+  dump(): string {
+    return `--- wire\n${this.transcript.slice(-60).join("\n")}\n--- stderr\n${this.stderrLines.slice(-40).join("\n")}`;
+  }
+}
+
+/** An AgentSpec for the cli lane running `node <script>` (absolute paths: no PATH needed). */
+export function nodeSpec(driver: string, script: string, extra: Record<string, unknown> = {}, set: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    id: `fake-${driver}`,
+    lane: "cli",
+    driver,
+    command: { program: process.execPath, args: [script], env: { policy: "sanitized", inherit: ["PATH", "HOME", "TMPDIR"], set } },
+    ...extra,
+  };
+}
+
+export const text = (events: AgentEvent[], type = "messageChunk") =>
+  events
+    .filter((e) => e.type === type)
+    .map((e) => e.text)
+    .join("");
+
+/**
+ * Runs `fn` against a fresh sidecar. Afterwards every session it opened is closed and no
+ * process the sidecar started may be left (checked before the sidecar exits, whose own
+ * exit hook would otherwise hide a leak); failures carry the wire transcript.
+ */
+export async function withHost(fn: (h: Host) => Promise<void>, opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): Promise<void> {
+  const h = new Host(opts.args, opts.env);
+  let failure: unknown;
+  try {
+    await fn(h);
+  } catch (e) {
+    failure = e;
+  }
+  try {
+    const ids = [...new Set(h.opened)];
+    await Promise.all(ids.map((id) => h.request("session/close", { sessionId: id }).catch(() => undefined)));
+    const left = h.leftovers();
+    if (!failure && left.length) failure = new Error(`process groups left behind after close: ${left.join(", ")}`);
+  } finally {
+    await h.shutdown();
+  }
+  if (failure) {
+    if (failure instanceof Error) failure.message += `\n${h.dump()}`;
+    throw failure;
+  }
+}
+
+/** session/open, remembering the id for the cleanup check. */
+export async function open(h: Host, params: Record<string, unknown>): Promise<any> {
+  const r = await h.request("session/open", params);
+  h.opened.push(r.sessionId);
+  return r;
+}
