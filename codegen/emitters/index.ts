@@ -4,6 +4,7 @@ import { tsTypesEmitter } from "./ts-types.js";
 import { tsMethodsEmitter } from "./ts-methods.js";
 import { validatorsEmitter } from "./validators.js";
 import { acpEmitter } from "./acp.js";
+import { goEmitter } from "./go.js";
 import { codexEmitter } from "./codex.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter];
