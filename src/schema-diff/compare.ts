@@ -175,7 +175,7 @@ export class Walker {
     const oe = o["x-experimental"] === true;
     const ne = n["x-experimental"] === true;
     if (!oe && ne && !ctx.oldExp) this.emit(ctx, "experimental-marked", loc, "now x-experimental");
-    if (oe && !ne && !ctx.newExp) this.emit(ctx, "experimental-unmarked", loc, "no longer x-experimental");
+    if (oe && !ne && !ctx.newExp) this.emit({ ...ctx, oldExp: false }, "experimental-unmarked", loc, "no longer x-experimental");
     for (const k of DOCS) {
       if (key(o[k]) !== key(n[k])) this.emit({ ...ctx, oldExp: false }, "docs-changed", loc, k);
     }
@@ -186,7 +186,9 @@ export class Walker {
     const ro = resolve(this.a, o);
     const rn = resolve(this.b, n);
     let l = loc;
-    if (ro.name !== rn.name) {
+    // A rename, an inlined or an extracted type; a type that became (or stopped being) one
+    // branch of a union is the union's business.
+    if (ro.name !== rn.name && isUnion(ro.schema) === isUnion(rn.schema)) {
       this.emit(ctx, "codegen-changed", loc, `type ${ro.name ?? "(inline)"} → ${rn.name ?? "(inline)"}`);
     }
     // Inside a named type, locations start from its name; an inlined type stays where it is used.
@@ -207,7 +209,7 @@ export class Walker {
     const open = isOpen(n, ns);
 
     if (isUnion(os) || isUnion(ns)) {
-      this.compareUnion(os, ns, l, c, open);
+      this.compareUnion(isUnion(os) ? os : o, isUnion(ns) ? ns : n, l, c, open);
       return;
     }
     const ov = valuesOf(os);
@@ -343,6 +345,7 @@ export class Walker {
     return undefined;
   }
 
+  /** `os`/`ns`: the union, or the schema as written (a `$ref` keeps its name) when one side is not one. */
   private compareUnion(os: Schema, ns: Schema, l: string, c: Ctx, open: boolean) {
     const ob = this.branches(os);
     const nb = this.branches(ns);

@@ -105,7 +105,7 @@ export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
     if (o.notification !== n.notification) w.emit(call, "method-kind-changed", loc, n.notification ? "request → notification" : "notification → request");
     if (o.paramStructure !== n.paramStructure) w.emit(call, "method-kind-changed", loc, `paramStructure ${o.paramStructure} → ${n.paramStructure}`);
     if (!o.experimental && n.experimental) w.emit(call, "experimental-marked", loc, "now x-experimental");
-    if (o.experimental && !n.experimental) w.emit(call, "experimental-unmarked", loc, "no longer x-experimental");
+    if (o.experimental && !n.experimental) w.emit({ ...call, oldExp: false }, "experimental-unmarked", loc, "no longer x-experimental");
     if (o.paramsType !== n.paramsType) w.emit(call, "codegen-changed", loc, `params type ${o.paramsType} → ${n.paramsType}`);
     if (o.summary !== n.summary || o.description !== n.description) w.emit(call, "docs-changed", loc, "summary or description");
     w.compare(o.params, n.params, n.paramsType, ctx(roleOfCall(o), `${o.name} params`, o.experimental, n.experimental));
