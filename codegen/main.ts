@@ -29,9 +29,12 @@ export function staleFiles(files: GeneratedFile[], root = repoRoot): string[] {
 
 async function main(argv: string[]): Promise<number> {
   const check = argv.includes("--check");
+  // --against DIR: compare with the files under DIR instead of the repository (tests).
+  const againstIdx = argv.indexOf("--against");
+  const against = againstIdx >= 0 ? path.resolve(argv[againstIdx + 1]) : repoRoot;
   const files = await generateAll();
   if (check) {
-    const stale = staleFiles(files);
+    const stale = staleFiles(files, against);
     if (stale.length) {
       process.stderr.write(
         `codegen:check: ${stale.length} generated file(s) differ from the schema:\n` +

@@ -1,6 +1,6 @@
 // The protocol model every emitter reads: the OpenRPC document plus the params
 // object types that OpenRPC leaves implicit (one per method, from its by-name params).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
@@ -38,7 +38,15 @@ export interface ProtocolModel {
   typeNames: string[];
 }
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The repository root, from the sources (codegen/) or from the build (dist/codegen/). */
+export const repoRoot = findRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+function findRoot(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, "schema", "a4aa.v1.openrpc.json"))) return d;
+    if (path.dirname(d) === d) return path.resolve(dir, "..");
+  }
+}
 export const defaultSource = "schema/a4aa.v1.openrpc.json";
 
 const COMPONENT_REF = /^#\/components\/schemas\/([A-Za-z0-9_]+)$/;
