@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // DecodeError says which type and field of a message did not match the schema.
@@ -172,10 +173,24 @@ func decString(raw json.RawMessage) (string, error) {
 	if firstByte(raw) != '"' {
 		return "", kindError("expected a string")
 	}
+	// Fast path (large texts): no escapes, valid UTF-8, nothing after the closing quote.
+	t := bytes.TrimSpace(raw)
+	if len(t) >= 2 && t[len(t)-1] == '"' && bytes.IndexByte(t[1:len(t)-1], '\\') < 0 && bytes.IndexByte(t[1:len(t)-1], '"') < 0 && !hasControl(t[1:len(t)-1]) && utf8.Valid(t) {
+		return string(t[1 : len(t)-1]), nil
+	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", err
 	}
 	return s, nil
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 func decStringMin(min int) func(json.RawMessage) (string, error) {

@@ -20,6 +20,14 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
+// distDir is A4AA_DIST or the checkout's dist/ (npm run build).
+func distDir(t testing.TB) string {
+	if d := os.Getenv("A4AA_DIST"); d != "" {
+		return d
+	}
+	return filepath.Join(repoRoot(t), "dist")
+}
+
 func nodePath(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("node")
@@ -35,7 +43,7 @@ func sidecarCommand(t testing.TB) []string {
 	if s := os.Getenv("A4AA_SIDECAR"); s != "" {
 		return strings.Fields(s)
 	}
-	main := filepath.Join(repoRoot(t), "dist", "src", "cli", "main.js")
+	main := filepath.Join(distDir(t), "src", "cli", "main.js")
 	if _, err := os.Stat(main); err != nil {
 		t.Fatalf("%s is missing: run npm run build first", main)
 	}
@@ -45,7 +53,7 @@ func sidecarCommand(t testing.TB) []string {
 // exampleSpec runs the bundled example ACP agent.
 func exampleSpec(t testing.TB) AcpAgentSpec {
 	t.Helper()
-	agent := filepath.Join(repoRoot(t), "dist", "src", "examples", "example-agent.js")
+	agent := filepath.Join(distDir(t), "src", "examples", "example-agent.js")
 	if _, err := os.Stat(agent); err != nil {
 		t.Fatalf("%s is missing: run npm run build first", agent)
 	}
