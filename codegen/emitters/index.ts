@@ -6,5 +6,6 @@ import { validatorsEmitter } from "./validators.js";
 import { acpEmitter } from "./acp.js";
 import { goEmitter } from "./go.js";
 import { codexEmitter } from "./codex.js";
+import { docsEmitter } from "./docs.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, docsEmitter];
