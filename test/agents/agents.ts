@@ -224,7 +224,7 @@ export function codexConfigToml(baseUrl: string, model: string): string {
 }
 
 /** Gemini CLI / Qwen Code settings.json: auth type, no folder trust, no telemetry or updates. */
-function geminiStyleSettings(authType: string): string {
+function geminiStyleSettings(authType: string, extra: Record<string, unknown> = {}): string {
   return (
     JSON.stringify(
       {
@@ -232,6 +232,7 @@ function geminiStyleSettings(authType: string): string {
         privacy: { usageStatisticsEnabled: false },
         telemetry: { enabled: false },
         general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        ...extra,
       },
       null,
       2,
@@ -323,7 +324,12 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
       break;
     case "qwen":
       model = opts.model ?? "mock-model";
-      writeFile(path.join(home, ".qwen", "settings.json"), geminiStyleSettings("openai"));
+      writeFile(
+        path.join(home, ".qwen", "settings.json"),
+        // No managed auto-memory: it would send an extra model request (a memory-extraction
+        // subagent, with tools) after every turn.
+        geminiStyleSettings("openai", { memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false } }),
+      );
       Object.assign(env, {
         OPENAI_BASE_URL: url + "/v1",
         OPENAI_API_KEY: "sk-mock-key",

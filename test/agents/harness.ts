@@ -2,7 +2,7 @@
 // headless turn, and a minimal ACP client over stdio. Every process is started in its own
 // process group (detached) and the whole group is killed when done.
 import { spawn, type ChildProcess } from "node:child_process";
-import type { AgentRun } from "./agents.js";
+import type { AgentName, AgentRun } from "./agents.js";
 
 export interface HeadlessResult {
   code: number | null;
@@ -15,6 +15,44 @@ export interface HeadlessResult {
   otherLines: string[];
   timedOut: boolean;
   ms: number;
+}
+
+/**
+ * The assistant text of a headless turn, from its JSON events, per CLI: claude/qwen
+ * `result.result` (else assistant text blocks), codex `agent_message` items, gemini assistant
+ * `message` deltas, opencode `text` parts.
+ */
+export function agentText(name: AgentName, events: any[]): string {
+  switch (name) {
+    case "claude":
+    case "qwen": {
+      const result = events.find((e) => e.type === "result" && typeof e.result === "string");
+      if (result) return result.result;
+      return events
+        .filter((e) => e.type === "assistant")
+        .flatMap((e) => e.message?.content ?? [])
+        .filter((b: any) => b.type === "text")
+        .map((b: any) => b.text)
+        .join("");
+    }
+    case "codex":
+      return events
+        .filter((e) => e.type === "item.completed" && e.item?.type === "agent_message")
+        .map((e) => e.item.text)
+        .join("\n");
+    case "gemini":
+      return events
+        .filter((e) => e.type === "message" && e.role === "assistant")
+        .map((e) => e.content)
+        .join("");
+    case "opencode":
+      return events
+        .filter((e) => e.type === "text")
+        .map((e) => e.part?.text ?? "")
+        .join("");
+    default:
+      return "";
+  }
 }
 
 /** Kills a detached child's whole process group (ignores "no such process"). */

@@ -1,0 +1,4 @@
+// gemini, headless, against its loopback mock (see cases.ts).
+import { headlessSuite } from "./cases.js";
+
+headlessSuite("gemini");
