@@ -136,6 +136,20 @@ function methodSection(model: ProtocolModel, m: MethodModel, root: string): stri
   return out;
 }
 
+/** Table rows for fields; an inline object's own fields follow it as `field.sub` (`field[].sub` in arrays). */
+function fieldRows(entries: [string, JsonSchema][], required: Set<string>, prefix: string): string[] {
+  const rows: string[] = [];
+  for (const [k, p] of entries) {
+    rows.push(`| \`${prefix}${k}\` | ${typeExpr(p)} | ${required.has(k) ? "yes" : "no"} | ${cell(p.description)}${p["x-experimental"] === true ? " *(experimental)*" : ""} |`);
+    const inner = p.type === "array" && p.items && !refTarget(p.items as JsonSchema) ? (p.items as JsonSchema) : p;
+    const props = inner.properties as Record<string, JsonSchema> | undefined;
+    if (props && !refTarget(inner)) {
+      rows.push(...fieldRows(Object.entries(props), new Set((inner.required ?? []) as string[]), `${prefix}${k}${inner === p ? "" : "[]"}.`));
+    }
+  }
+  return rows;
+}
+
 function typeSection(model: ProtocolModel, name: string, uses: Set<string> | undefined, root: string): string[] {
   const s = model.types[name];
   const out = [`### \`${name}\``, ""];
@@ -181,9 +195,7 @@ function typeSection(model: ProtocolModel, name: string, uses: Set<string> | und
     const entries = Object.entries(props ?? {});
     if (entries.length) {
       out.push("| field | type | required | description |", "| --- | --- | --- | --- |");
-      for (const [k, p] of entries) {
-        out.push(`| \`${k}\` | ${typeExpr(p)} | ${required.has(k) ? "yes" : "no"} | ${cell(p.description)}${p["x-experimental"] === true ? " *(experimental)*" : ""} |`);
-      }
+      out.push(...fieldRows(entries, required, ""));
       out.push("");
     } else if (!mixins.length) out.push("No fields.", "");
   } else {
