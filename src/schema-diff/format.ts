@@ -27,7 +27,7 @@ export function summarize(d: DiffResult): string {
   const parts = [
     [count("breaking for hosts and sidecars") + count("breaking for hosts"), "breaking for hosts"],
     [count("breaking for hosts and sidecars") + count("breaking for sidecars"), "breaking for sidecars"],
-    [count("warning"), "warnings"],
+    [count("warning"), count("warning") === 1 ? "warning" : "warnings"],
     [count("compatible") + d.changes.filter((c) => c.experimental).length, "compatible"],
     [count("docs"), "docs"],
   ] as const;
