@@ -1,0 +1,83 @@
+// Every requirement of a4aa.v1 the suite judges: its id, tier, source and text.
+//
+// Tiers (as in acp-tck):
+// - mandatory: every implementation must pass; a failure makes the run fail, and a
+//   mandatory requirement without a check is a failure of the suite itself.
+// - capability: applies when the implementation offers the capability (a lane driver, a
+//   selector). A check may report "n/a" when the implementation declines it at open with
+//   unsupported_selector / invalid_params; a real failure is still reported, but does not
+//   change the exit code.
+// - advisory: good practice the spec asks for in prose; reported, never fatal.
+//
+// R-FRAME-… to R-EOF-1 are the numbered requirements of spec/a4aa.v1.md. R-CORE-… name
+// unnumbered rules of the same page; R-ACP-…, R-RPC-…, R-CLI-…, R-LANE-… come from
+// spec/lanes.md. Texts are condensed from those pages.
+export type Tier = "mandatory" | "capability" | "advisory";
+
+export interface Requirement {
+  id: string;
+  tier: Tier;
+  source: string;
+  text: string;
+}
+
+const R = (id: string, tier: Tier, source: string, text: string): Requirement => ({ id, tier, source, text });
+
+export const REQUIREMENTS: Requirement[] = [
+  // a4aa.v1.md §1 transport and framing
+  R("R-FRAME-1", "mandatory", "a4aa.v1 §1", "JSON-RPC 2.0 on stdin/stdout, one UTF-8 message per \\n-terminated line; nothing but protocol messages on stdout, all logs on stderr."),
+  R("R-FRAME-2", "mandatory", "a4aa.v1 §1", "A line may hold up to 64 MiB of JSON (+ optional \\r). A longer line is discarded without buffering it whole (memory bounded by the limit), answered {id: null, error: -32600, data.code frame_too_large}, logged to stderr, and the stream continues."),
+  R("R-FRAME-3", "mandatory", "a4aa.v1 §1", "Invalid UTF-8 / invalid JSON is answered -32700 (id null, data.code invalid_utf8 / parse_error); valid JSON that is not JSON-RPC 2.0 gets -32600 (with its id when readable); blank lines are ignored; the stream continues."),
+  R("R-FRAME-4", "mandatory", "a4aa.v1 §1", "Request ids are arbitrary JSON values (string, number, object, array, null) echoed verbatim (equal after JSON re-serialisation); only a message without an id member is a notification."),
+  R("R-FRAME-5", "mandatory", "a4aa.v1 §1", "Batches are answered as JSON-RPC 2.0 says: an array of the responses, none for notifications, -32600 for []."),
+  R("R-FRAME-6", "mandatory", "a4aa.v1 §1", "Every request is dispatched on its own task: a long session/prompt never delays ping, session/cancel, session/close, other sessions or session/event notifications."),
+  R("R-FRAME-7", "mandatory", "a4aa.v1 §1", "Writes to stdout honour backpressure: when the host stops reading, the sidecar stops reading the agents (memory bounded); no message is dropped or reordered within a session."),
+  R("R-CORE-1", "mandatory", "a4aa.v1 §2 (unnumbered)", "ping answers {protocol: \"a4aa.v1\", version}; rpc.discover answers the OpenRPC document, which declares every method of the protocol with its direction."),
+  R("R-CORE-2", "mandatory", "a4aa.v1 §1 (unnumbered)", "An unknown method (or a sidecar→host method called by the host) is -32601; params that fail the schema are -32602 with data.code invalid_params and the validator's messages in data.detail."),
+  R("R-CORE-3", "mandatory", "a4aa.v1 §7 (unnumbered)", "Every failure of an a4aa operation is a JSON-RPC error whose data is ErrorData {code, stage, retryable, uncertainEffect, detail?}; -32602 for invalid_params, -32001 for unknown_session, -32000 for the other adapter errors."),
+  R("R-CORE-4", "mandatory", "a4aa.v1 §2/§4 (unnumbered)", "AgentSpec: unknown fields are rejected (invalid_params); a missing program is spawn_failed (stage spawn); session/open's cwd must be an existing directory; the result's sessionId is unique and never reused."),
+  R("R-CORE-5", "mandatory", "a4aa.v1 §4 (unnumbered)", "maxOutputBytes bounds what the sidecar accepts from the agent's stdout; exceeding it fails the turn with output_limit and stops the agent."),
+  R("R-CORE-6", "mandatory", "a4aa.v1 §2/§3 (unnumbered)", "While a turn runs, its session/event notifications stream and are all written before the prompt's response; TurnOutcome.text is the turn's message text concatenated."),
+  // §2 methods
+  R("R-OPEN-1", "mandatory", "a4aa.v1 §2", "A lane rejects a selector (or resume) it cannot support with unsupported_selector, stage open, before any process is spawned; a value only the agent can judge (an ACP mode/model it did not offer) is refused right after the negotiation, and the agent is shut down before the error is answered."),
+  R("R-PROMPT-1", "mandatory", "a4aa.v1 §2", "One turn at a time per session: a prompt while a turn is active fails with turn_in_progress (retryable). Sessions run turns concurrently."),
+  R("R-PROMPT-2", "mandatory", "a4aa.v1 §2", "Once closing of the session has started, new prompts fail with session_closing."),
+  R("R-CANCEL-1", "mandatory", "a4aa.v1 §2", "Only the request form of session/cancel is defined: its response is {} once cancellation has been delivered to the agent (or there was no turn), or unknown_session; the pending prompt then settles with stopReason cancelled."),
+  R("R-CANCEL-2", "mandatory", "a4aa.v1 §2", "A notification-form session/cancel (no id) is ignored with a warning on stderr — never silently applied."),
+  R("R-CLOSE-1", "mandatory", "a4aa.v1 §2", "session/close ends an active turn (the prompt settles cancelled, or session_closed when the agent does not acknowledge within the grace period), then cleans up the agent's whole process tree, and only then answers."),
+  R("R-CLOSE-2", "mandatory", "a4aa.v1 §2", "close is idempotent: a closed, closing or never-known id answers {}; concurrent closes of one session all wait for the same cleanup."),
+  R("R-CLOSE-3", "mandatory", "a4aa.v1 §2", "A cleanup failure is answered cleanup_failed and the entry is retained (a later close retries); success removes the entry. (Black-box checks see the success half; a tree that cannot be reaped cannot be produced portably from outside.)"),
+  // §3
+  R("R-PERM-1", "mandatory", "a4aa.v1 §3", "Permissions fail closed: an error response, a malformed result, an unknown option id, the turn being cancelled, the session closing, the host's stdin closing, or --permission-timeout elapsing all make the agent see cancelled; nothing is approved that the host did not select."),
+  // §5 environment
+  R("R-ENV-1", "mandatory", "a4aa.v1 §5", "The child's environment is exactly the inherited names, then set, then session/open's env; inherit names and hostEnv indirections are confined to the INHERITED_ENV allowlist, anything else is env_refused (stage spawn) before spawning."),
+  R("R-ENV-2", "mandatory", "a4aa.v1 §5", "secret references are always refused (env_refused)."),
+  R("R-ENV-3", "mandatory", "a4aa.v1 §5", "inheritAll is refused unless the sidecar was started with --trust-host-env."),
+  R("R-ENV-4", "mandatory", "a4aa.v1 §5", "Variable names must match ^[A-Za-z_][A-Za-z0-9_]*$ and values hold no NUL (env_refused otherwise), in the policy and in session/open's env."),
+  // §8 lifecycle
+  R("R-SUP-1", "mandatory", "a4aa.v1 §8", "No orphan or zombie survives a close, a crash of the agent, or the sidecar's shutdown (the whole tree, including grandchildren that ignore SIGTERM or left the group)."),
+  R("R-SUP-2", "mandatory", "a4aa.v1 §8", "An agent that crashes mid-turn fails that turn with agent_exited (uncertainEffect true, stderr tail in detail) and leaves the session usable only for close; other sessions are untouched."),
+  R("R-EOF-1", "mandatory", "a4aa.v1 §8", "stdin EOF closes every session, pending turns settle (cancelled or session_closed), the sidecar exits 0 after successful cleanup; SIGTERM and SIGINT shut down the same way."),
+  R("R-LOG-1", "advisory", "a4aa.v1 §9", "Logs go to stderr only, one line each, with the session id where there is one (--log-level debug)."),
+  // lanes.md
+  R("R-LANE-1", "mandatory", "lanes.md (general)", "Every lane drains the agent's stderr and forwards each line as a stderr event while a turn runs."),
+  R("R-ACP-1", "mandatory", "lanes.md §1", "ACP open: initialize (protocol 1) and session/new; the result carries capabilities.lane acp, the agent's session id as nativeSessionId, agentInfo and sessionState from the negotiation; a non-1 protocol is initialize_failed, an auth error auth_required, an agent dying in the handshake spawn_failed — with nothing left running."),
+  R("R-ACP-2", "mandatory", "lanes.md §1", "ACP updates map to AgentEvents (agent_message_chunk → messageChunk, usage_update → usage, …); whatever cannot be mapped (unknown updates, non-JSON lines) is sent as raw — nothing is lost; stop reasons map (max_tokens → maxTokens)."),
+  R("R-ACP-3", "mandatory", "lanes.md §1", "session/request_permission is relayed as permission/request (toolCall flattened, kind from the earlier tool_call, option kinds mapped, original params as raw); the host's choice reaches the agent and is reported as permissionResolved (decidedBy host)."),
+  R("R-ACP-4", "mandatory", "lanes.md §1", "Permission presets decide without the host where they apply (readOnly rejects execute, bypass allows, acceptEdits allows edits) and never pick an \"always\" option; decisions are reported as permissionResolved (decidedBy policy)."),
+  R("R-ACP-5", "capability", "lanes.md §1", "resume uses session/load when the agent offers it, and replayed history is forwarded as session/events before the open response; an agent without loadSession makes resume unsupported_selector."),
+  R("R-ACP-6", "mandatory", "lanes.md §1", "Updates the agent sends before answering session/new are forwarded under the sidecar's session id before the open response."),
+  R("R-RPC-1", "mandatory", "lanes.md §2", "codexAppServer: initialize/initialized then thread/start; nativeSessionId is the thread id; turn/start streams item/agentMessage/delta as messageChunk; turn/completed completed → endTurn, failed → agent_failed with the turn's message."),
+  R("R-RPC-2", "mandatory", "lanes.md §2", "codexAppServer cancel sends turn/interrupt and the turn settles cancelled; the session goes on."),
+  R("R-RPC-3", "mandatory", "lanes.md §2", "codexAppServer approvals become permission/request with the offered decisions as options (accept → allowOnce, acceptForSession → allowAlways, decline → rejectOnce); the host's choice goes back; any fail-closed case answers decline."),
+  R("R-CLI-1", "mandatory", "lanes.md §3", "cli generic driver: the program runs with the prompt as its last argument, its stdout becomes messageChunks and its exit 0 ends the turn (endTurn); a non-zero exit is agent_exited with the stderr tail; resume and selectors it cannot map are unsupported_selector."),
+  R("R-CLI-2", "capability", "lanes.md §3", "cli codex driver: `codex exec --json` streams map (thread.started → nativeSessionId via sessionInfo, agent_message → messageChunk, turn.completed usage → usage), turn.failed is agent_failed."),
+  R("R-CLI-3", "mandatory", "lanes.md §3", "cli cancel ends the turn's process group (SIGTERM, then SIGKILL after the grace) and the turn settles cancelled."),
+];
+
+export const REQUIREMENT_IDS = new Set(REQUIREMENTS.map((r) => r.id));
+
+/** The requirement ids a check name or description mentions. */
+export function idsIn(text: string): string[] {
+  return [...new Set(text.match(/R-[A-Z]+-\d+/g) ?? [])];
+}
