@@ -5,7 +5,8 @@ import { tsMethodsEmitter } from "./ts-methods.js";
 import { validatorsEmitter } from "./validators.js";
 import { acpEmitter } from "./acp.js";
 import { goEmitter } from "./go.js";
+import { pythonEmitter } from "./python.js";
 import { codexEmitter } from "./codex.js";
 import { docsEmitter } from "./docs.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, docsEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, docsEmitter];

@@ -1,0 +1,28 @@
+"""Host client of the a4aa sidecar (protocol a4aa.v1), standard library only.
+
+    from a4aa import Client
+    with Client(["a4aa", "serve"]) as client:
+        print(client.ping().version)
+
+protocol.py and _methods.py are generated from schema/a4aa.v1.openrpc.json by
+`npm run codegen`; the rest is the runtime.
+"""
+
+from . import protocol
+from ._codec import DecodeError
+from ._methods import HostMethods, SidecarHandler
+from .client import Client, EventStream, PermissionHandler
+from .errors import A4aaError
+from .protocol import *  # noqa: F401,F403  (every protocol type)
+
+__all__ = [
+    "A4aaError",
+    "Client",
+    "DecodeError",
+    "EventStream",
+    "HostMethods",
+    "PermissionHandler",
+    "SidecarHandler",
+    "protocol",
+    *protocol.__all__,
+]

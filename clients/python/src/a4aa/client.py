@@ -1,0 +1,304 @@
+"""The runtime: spawn `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it, route what it sends.
+
+Standard library only. Calls are synchronous and thread-safe (call from many threads at
+once); one reader thread reads the sidecar's stdout and never blocks on host code: events
+go to unbounded per-session queues, permission requests to their own threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import queue
+import subprocess
+import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+from ._codec import DecodeError
+from ._methods import HostMethods, SidecarHandler, dispatch_sidecar
+from .errors import A4aaError
+from .protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
+
+log = logging.getLogger("a4aa")
+
+PermissionHandler = Callable[[PermissionRequest], Optional[PermissionResponse]]
+"""Answers permission/request: return PermissionSelected(selected=<option id>) or
+PermissionCancelled(). None, an exception or no handler at all answer "cancelled"."""
+
+_END = object()
+
+
+class EventStream:
+    """One session's events, in the order the sidecar sent them. Iterating blocks for the
+    next event and ends after session/close succeeds or the connection ends."""
+
+    def __init__(self) -> None:
+        self._q: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._finished = False
+
+    def _push(self, ev: AgentEvent) -> None:
+        with self._lock:
+            if not self._finished:
+                self._q.put(ev)
+
+    def _finish(self) -> None:
+        with self._lock:
+            if not self._finished:
+                self._finished = True
+                self._q.put(_END)
+
+    def get(self, timeout: Optional[float] = None) -> Optional[AgentEvent]:
+        """The next event, None once the stream has ended; TimeoutError after timeout seconds."""
+        try:
+            item = self._q.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no event within {timeout} s") from None
+        if item is _END:
+            self._q.put(_END)  # later reads end too
+            return None
+        ev: AgentEvent = item
+        return ev
+
+    def __iter__(self) -> Iterator[AgentEvent]:
+        while True:
+            ev = self.get()
+            if ev is None:
+                return
+            yield ev
+
+
+class _Router(SidecarHandler):
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def on_session_event(self, params: SessionEventParams) -> None:
+        self._client.events(params.session_id)._push(params.event)
+
+    def on_permission_request(self, params: PermissionRequest) -> PermissionResponse:
+        handler = self._client._permission
+        if handler is None:
+            return PermissionCancelled()
+        answer = handler(params)
+        return PermissionCancelled() if answer is None else answer
+
+
+class Client(HostMethods):
+    """One connection to a sidecar it spawns. Typed calls: ping(), session_open(spec=...),
+    session_prompt(session_id=..., text=...), …; events(session_id) streams a session's
+    events; close() ends the sidecar by EOF and returns its exit status."""
+
+    def __init__(
+        self,
+        command: Optional[Sequence[str]] = None,
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        permission_handler: Optional[PermissionHandler] = None,
+        stderr: Union[None, int, IO[Any]] = None,
+        max_line_bytes: int = 1 << 30,
+        close_timeout: float = 30.0,
+    ) -> None:
+        """Spawns the sidecar: command defaults to ["a4aa", "serve"]; its stderr (logs) goes
+        to stderr (default: this process's). Lines longer than max_line_bytes are skipped."""
+        argv: List[str] = list(command) if command else ["a4aa", "serve"]
+        self._permission = permission_handler
+        self._max = max_line_bytes
+        self._close_timeout = close_timeout
+        self._lock = threading.Lock()
+        self._wlock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: Dict[int, "Future[Any]"] = {}
+        self._streams: Dict[str, EventStream] = {}
+        self._ended: Optional[str] = None
+        self._router = _Router(self)
+        self._proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            bufsize=1 << 20,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+        )
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._stdin = self._proc.stdin
+        self._reader = threading.Thread(target=self._read_loop, args=(self._proc.stdout,), name="a4aa-reader", daemon=True)
+        self._reader.start()
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def call(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None) -> Any:
+        """Sends any request and returns its raw result; the typed methods are the usual way."""
+        return self._request(method, params if params is not None else {}, timeout)
+
+    def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:
+        fut: "Future[Any]" = Future()
+        with self._lock:
+            if self._ended is not None:
+                raise A4aaError.peer_closed(False, self._ended)
+            id_ = next(self._ids)
+            self._pending[id_] = fut
+        head = '{"jsonrpc":"2.0","id":%d,"method":%s,"params":' % (id_, json.dumps(method))
+        body = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
+        try:
+            self._write(head.encode() + body.encode("utf-8") + b"}\n")
+        except A4aaError:
+            with self._lock:
+                self._pending.pop(id_, None)
+            raise
+        try:
+            result = fut.result(timeout)
+        except FutureTimeout:
+            with self._lock:
+                self._pending.pop(id_, None)
+            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+        if method == "session/close":
+            self.events(str(params.get("sessionId")))._finish()
+        return result
+
+    def _write(self, data: bytes) -> None:
+        with self._wlock:
+            try:
+                self._stdin.write(data)
+                self._stdin.flush()
+            except (OSError, ValueError) as e:
+                raise A4aaError.peer_closed(False, f"write failed: {e}") from e
+
+    # -- events --------------------------------------------------------------------------
+
+    def events(self, session_id: str) -> EventStream:
+        """Session session_id's event stream. Events that arrive before session/open has
+        answered are kept, not dropped; the queue is unbounded, so a slow reader never
+        stalls other sessions or responses."""
+        with self._lock:
+            s = self._streams.get(session_id)
+            if s is None:
+                s = self._streams[session_id] = EventStream()
+                if self._ended is not None:
+                    s._finish()
+            return s
+
+    # -- reading -------------------------------------------------------------------------
+
+    def _read_loop(self, out: IO[bytes]) -> None:
+        cause = "the sidecar closed its stdout"
+        try:
+            while True:
+                line = out.readline(self._max + 1)
+                if not line:
+                    break
+                if len(line) > self._max and not line.endswith(b"\n"):
+                    while True:  # skip the rest of an oversized line without holding it
+                        more = out.readline(1 << 20)
+                        if not more or more.endswith(b"\n"):
+                            break
+                    log.warning("a4aa client: skipped an incoming line over %d bytes", self._max)
+                    continue
+                self._handle_line(line)
+        except Exception as e:  # a broken pipe, a closed file
+            cause = f"read failed: {e}"
+        finally:
+            self._end(cause)
+
+    def _handle_line(self, line: bytes) -> None:
+        line = line.strip()
+        if not line:
+            return
+        try:
+            msg = json.loads(line)
+        except ValueError as e:
+            log.warning("a4aa client: ignored a line that is not JSON: %s", e)
+            return
+        if not isinstance(msg, dict):
+            log.warning("a4aa client: ignored a line that is not a JSON object")
+            return
+        method = msg.get("method")
+        if isinstance(method, str):
+            if "id" in msg:
+                threading.Thread(target=self._handle_request, args=(msg["id"], method, msg.get("params")), daemon=True).start()
+            else:
+                self._handle_notification(method, msg.get("params"))
+            return
+        id_ = msg.get("id")
+        with self._lock:
+            fut = self._pending.pop(id_, None) if isinstance(id_, int) else None
+        if fut is None:
+            return  # its caller gave up (timeout)
+        if "error" in msg:
+            fut.set_exception(A4aaError.from_wire(msg["error"]))
+        else:
+            fut.set_result(msg.get("result"))
+
+    def _handle_notification(self, method: str, params: Any) -> None:
+        try:
+            known, _ = dispatch_sidecar(self._router, method, params)
+        except DecodeError as e:
+            log.warning("a4aa client: %s: %s", method, e)
+            return
+        if not known:
+            log.warning("a4aa client: ignored unknown notification %s", method)
+
+    def _handle_request(self, id_: Any, method: str, params: Any) -> None:
+        try:
+            known, result = dispatch_sidecar(self._router, method, params)
+            if known:
+                resp: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": result}
+            else:
+                resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": f"method not found: {method}"}}
+        except DecodeError as e:
+            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": str(e)}}
+        except Exception as e:  # the host's handler failed: the sidecar answers the agent "cancelled"
+            log.warning("a4aa client: %s handler failed: %r", method, e)
+            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32000, "message": f"handler failed: {e}"}}
+        try:
+            self._write(json.dumps(resp, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        except A4aaError:
+            pass
+
+    def _end(self, cause: str) -> None:
+        with self._lock:
+            self._ended = cause
+            pending, self._pending = self._pending, {}
+            streams = list(self._streams.values())
+        for fut in pending.values():
+            fut.set_exception(A4aaError.peer_closed(True, cause))
+        for s in streams:
+            s._finish()
+
+    # -- closing -------------------------------------------------------------------------
+
+    def close(self, timeout: Optional[float] = None) -> int:
+        """Closes the sidecar's stdin (EOF): it closes every session and exits. Waits for
+        the exit (killing the sidecar after timeout, default close_timeout) and returns the
+        exit status. Calls still pending fail with peer_closed."""
+        with self._wlock:
+            try:
+                self._stdin.close()
+            except OSError:
+                pass
+        try:
+            code = self._proc.wait(self._close_timeout if timeout is None else timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            code = self._proc.wait()
+        self._reader.join(10)
+        return code
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The sidecar's exit status, None while it runs."""
+        return self._proc.poll()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
