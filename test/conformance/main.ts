@@ -84,8 +84,8 @@ function select(only: string[]): { reqs: Requirement[]; checks: typeof CHECKS } 
   if (unknown.length) throw new Error(`--only: nothing matches ${unknown.join(", ")}`);
   const checks = CHECKS.filter((c) => only.some((o) => c.covers.includes(o) || c.id === o || c.id.startsWith(o)));
   const reqIds = new Set(only.filter((o) => REQUIREMENT_IDS.has(o)));
-  // A check selected by name reports on every requirement it is the only evidence for here.
-  if (!reqIds.size) for (const c of checks) c.covers.forEach((id) => reqIds.add(id));
+  // A check selected by name reports on every requirement it covers.
+  for (const c of checks) if (!c.covers.some((id) => only.includes(id))) c.covers.forEach((id) => reqIds.add(id));
   return { reqs: REQUIREMENTS.filter((r) => reqIds.has(r.id)), checks };
 }
 

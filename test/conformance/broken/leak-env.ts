@@ -7,7 +7,7 @@ runProxy({
   fromHost: (m) => {
     const env = m.method === "session/open" ? m.params?.spec?.command?.env : undefined;
     if (!env) return;
-    const set = Object.fromEntries(Object.entries(env.set ?? {}).filter(([, v]) => typeof v === "string"));
-    return { ...m, params: { ...m.params, spec: { ...m.params.spec, command: { ...m.params.spec.command, env: { policy: "inheritAll", set } } } } };
+    const policy = { policy: "inheritAll", ...(env.set ? { set: env.set } : {}) };
+    return { ...m, params: { ...m.params, spec: { ...m.params.spec, command: { ...m.params.spec.command, env: policy } } } };
   },
 });

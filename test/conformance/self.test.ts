@@ -1,0 +1,83 @@
+// The suite's own tests: its registry is whole, and each deliberately broken implementation
+// in broken/ is caught by the requirement it breaks while unrelated ones still pass.
+// Run with `node scripts/run-tests.mjs test/conformance` after `npm run build`.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { REQUIREMENTS } from "./registry.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const MAIN = path.join(here, "main.js");
+const tmp = mkdtempSync(path.join(os.tmpdir(), "a4aa-conf-self-"));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Report {
+  problems: string[];
+  requirements: { id: string; tier: string; result: string }[];
+  checks: { id: string; status: string; error?: string }[];
+}
+
+function conformance(args: string[]): Promise<{ code: number; stdout: string; report: Report | null }> {
+  const json = path.join(tmp, `r-${Math.random().toString(36).slice(2)}.json`);
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args, "--json", json, "--jobs", "3"], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      resolve({ code: typeof code === "number" ? code : 1, stdout, report: existsSync(json) ? JSON.parse(readFileSync(json, "utf8")) : null });
+    });
+  });
+}
+
+const broken = (name: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(here, "broken", `${name}.js`))}`;
+const resultOf = (r: Report, id: string) => r.requirements.find((q) => q.id === id)?.result;
+
+test("--list: every mandatory requirement has a check and the suite has no problems", async () => {
+  const r = await conformance(["--list"]);
+  assert.equal(r.code, 0, r.stdout);
+  assert.doesNotMatch(r.stdout, /SUITE PROBLEM/);
+  assert.match(r.stdout, new RegExp(`${REQUIREMENTS.length} requirements`));
+});
+
+test("the registry holds every R- id of spec/a4aa.v1.md (when the spec is at hand)", (t) => {
+  const spec = path.resolve(here, "../../../../shared/spec/a4aa.v1.md");
+  if (!existsSync(spec)) return t.skip(`no spec at ${spec}`);
+  const ids = new Set(readFileSync(spec, "utf8").match(/R-[A-Z]+-\d+/g));
+  const mine = new Set(REQUIREMENTS.map((r) => r.id));
+  assert.deepEqual([...ids].filter((id) => !mine.has(id)), []);
+});
+
+test("the real a4aa serve passes a sample and prints the table and the summary line", async () => {
+  const r = await conformance(["--only", "R-CORE-1,R-FRAME-5"]);
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /REQUIREMENT\s+TIER\s+RESULT\s+CHECKS/);
+  assert.match(r.stdout.trimEnd().split("\n").pop()!, /^2 passed, 0 failed$/);
+});
+
+// [broken implementation, checks to run, requirement it must fail, requirement that must still pass]
+const CASES: [string, string, string, string][] = [
+  ["drop-ids", "R-FRAME-4,R-CORE-1", "R-FRAME-4", "R-CORE-1"],
+  ["cancel-early", "R-CANCEL-1/ack-after-delivery,R-CORE-1", "R-CANCEL-1", "R-CORE-1"],
+  ["orphan-on-eof", "R-EOF-1/eof-settles-everything,R-SUP-1/shutdown,R-CORE-3/error-data", "R-EOF-1", "R-CORE-3"],
+  ["close-early", "R-CLOSE-1/mid-turn,R-CORE-1", "R-CLOSE-1", "R-CORE-1"],
+  ["leak-env", "R-ENV-1/exact-environment,R-ENV-2", "R-ENV-1", "R-ENV-2"],
+  ["notification-cancel", "R-CANCEL-2,R-CORE-1", "R-CANCEL-2", "R-CORE-1"],
+  ["approve-anyway", "R-PERM-1/bad-answers-fail-closed,R-ACP-3", "R-PERM-1", "R-ACP-3"],
+  ["stdout-noise", "R-FRAME-1,R-CORE-1", "R-FRAME-1", "R-CORE-1"],
+];
+
+describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {
+  for (const [name, only, fails, passes] of CASES) {
+    test(`${name}: ${fails} fails, ${passes} passes`, async () => {
+      const r = await conformance(["--server", broken(name), "--only", only]);
+      assert.ok(r.report, `no report; output:\n${r.stdout}`);
+      assert.equal(r.code, 1, "the run must fail");
+      assert.equal(resultOf(r.report, fails), "fail", `${fails} was not failed by ${name}:\n${r.stdout.slice(-3000)}`);
+      assert.equal(resultOf(r.report, passes), "pass", `${passes} should still pass against ${name}:\n${r.stdout.slice(-3000)}`);
+      assert.match(r.stdout, /wire transcript/, "a failure prints the transcript");
+      assert.match(r.stdout, /stderr tail/, "a failure prints the stderr tail");
+    });
+  }
+});
