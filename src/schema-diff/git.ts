@@ -41,15 +41,18 @@ export interface Base {
 }
 
 /**
- * The base the gate compares with: on a branch, its merge-base with main; on main (or a
- * detached HEAD at main, as in CI on a fresh clone), HEAD's parent.
+ * The base the gate compares with: on a branch, its merge-base with main (HEAD itself on a
+ * branch with no commits of its own); on main (or a detached HEAD at main's tip, as in CI on
+ * a fresh clone), HEAD's parent.
  */
 export function defaultBase(root: string): Base {
   const head = commitOf("HEAD", root);
   if (!head) throw new Error("the repository has no commits");
   const branch = git(["rev-parse", "--abbrev-ref", "HEAD"], root).out.trim();
   const main = ["main", "origin/main"].find((r) => commitOf(r, root));
-  if (branch !== "main" && main && commitOf(main, root) !== head) {
+  // A detached HEAD at main's tip is CI building main: judge the last commit, like on main.
+  const onMain = branch === "main" || (branch === "HEAD" && main !== undefined && commitOf(main, root) === head);
+  if (!onMain && main) {
     const mb = git(["merge-base", "HEAD", main], root);
     if (mb.ok) return { commit: mb.out.trim(), describe: `merge-base of HEAD and ${main}` };
   }
