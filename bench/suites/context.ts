@@ -1,0 +1,4 @@
+export interface SuiteContext {
+  quick: boolean;
+  log: (line: string) => void;
+}
