@@ -145,6 +145,9 @@ export class StreamJsonSession implements LaneSession {
           );
         }),
       ]);
+      if (proc.exit) {
+        throw errors.spawnFailed(exitText(spec.command.program, proc.exit, proc.stderrTail()).replace("before ending the turn", "during its handshake"));
+      }
       if (answer.subtype === "error") {
         throw new A4aaError("initialize_failed", "initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
       }

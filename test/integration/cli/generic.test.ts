@@ -3,12 +3,13 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { FIXTURES, groupAlive, nodeSpec, open, RpcFailure, text, withHost } from "./helpers/host.js";
+import { FIXTURES, groupAlive, nodeSpec, open, RpcFailure, sharedHost, text } from "./helpers/host.js";
 
 const ECHO = path.join(FIXTURES, "cli/echo.mjs");
 const TTY = path.join(FIXTURES, "cli/tty-only.mjs");
 
 describe("cli lane, generic driver over pipes", () => {
+  const withHost = sharedHost();
   it("passes the prompt as the last argument and streams stdout as messageChunks", () =>
     withHost(async (h) => {
       const s = await open(h, { spec: nodeSpec("generic", ECHO) });
@@ -101,6 +102,7 @@ describe("cli lane, generic driver over pipes", () => {
 });
 
 describe("cli lane, generic driver over a PTY", () => {
+  const withHost = sharedHost();
   it("runs a program that refuses pipes; escape sequences are stripped; the PTY has the asked size", () =>
     withHost(async (h) => {
       // Over pipes it refuses to run…

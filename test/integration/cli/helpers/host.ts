@@ -6,6 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../..");
 export const MAIN = path.join(REPO, "dist/src/cli/main.js");
@@ -259,4 +260,41 @@ export async function open(h: Host, params: Record<string, unknown>): Promise<an
   const r = await h.request("session/open", params);
   h.opened.push(r.sessionId);
   return r;
+}
+
+/**
+ * One sidecar for a whole `describe` (starting one costs about a second): returns a
+ * runner like `withHost` that resets the host's records before each test, and after it
+ * closes the sessions the test opened and checks that no process is left.
+ */
+export function sharedHost(opts: { args?: string[]; env?: Record<string, string | undefined> } = {}): (fn: (h: Host) => Promise<void>) => Promise<void> {
+  let host: Host | undefined;
+  before(() => {
+    host = new Host(opts.args, opts.env);
+  });
+  after(async () => {
+    await host?.shutdown();
+  });
+  return async (fn) => {
+    const h = host!;
+    h.events.length = 0;
+    h.permissionRequests.length = 0;
+    h.groups.clear();
+    h.onPermission = () => ({ cancelled: true });
+    const first = h.opened.length;
+    let failure: unknown;
+    try {
+      await fn(h);
+    } catch (e) {
+      failure = e;
+    }
+    const ids = h.opened.slice(first);
+    await Promise.all(ids.map((id) => h.request("session/close", { sessionId: id }).catch(() => undefined)));
+    const left = h.leftovers();
+    if (!failure && left.length) failure = new Error(`process groups left behind after close: ${left.join(", ")}`);
+    if (failure) {
+      if (failure instanceof Error) failure.message += `\n${h.dump()}`;
+      throw failure;
+    }
+  };
 }
