@@ -29,7 +29,7 @@ export interface ApprovalAsk {
   decisions: Map<string, Decision>;
 }
 
-function option(d: unknown, index: number): { opt: LanePermissionOption; decision: Decision } | null {
+function option(d: unknown): { opt: LanePermissionOption; decision: Decision } | null {
   if (typeof d === "string") {
     const s = SIMPLE[d];
     return s ? { opt: { optionId: d, ...s }, decision: d as Decision } : null;
@@ -40,7 +40,7 @@ function option(d: unknown, index: number): { opt: LanePermissionOption; decisio
   if (exec && Array.isArray(exec.execpolicy_amendment)) {
     return {
       opt: {
-        optionId: index ? `acceptWithExecpolicyAmendment:${index}` : "acceptWithExecpolicyAmendment",
+        optionId: "acceptWithExecpolicyAmendment",
         name: `Always allow commands starting with \`${exec.execpolicy_amendment.join(" ")}\``,
         kind: "allowAlways",
         auto: false,
@@ -70,12 +70,16 @@ function options(available: unknown, onUnknown: (d: unknown) => void): { options
   const opts: LanePermissionOption[] = [];
   const decisions = new Map<string, Decision>();
   list.forEach((d, i) => {
-    const o = option(d, i);
+    const o = option(d);
     if (!o) {
       onUnknown(d);
       return;
     }
-    if (decisions.has(o.opt.optionId)) return;
+    // Two structured decisions of one sort (unusual) keep apart by their position.
+    if (decisions.has(o.opt.optionId)) {
+      if (typeof d === "string") return;
+      o.opt.optionId += `#${i}`;
+    }
     opts.push(o.opt);
     decisions.set(o.opt.optionId, o.decision);
   });
