@@ -6,7 +6,8 @@ import { validatorsEmitter } from "./validators.js";
 import { acpEmitter } from "./acp.js";
 import { goEmitter } from "./go.js";
 import { pythonEmitter } from "./python.js";
+import { tsClientEmitter } from "./ts-client.js";
 import { codexEmitter } from "./codex.js";
 import { docsEmitter } from "./docs.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, docsEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, docsEmitter];
