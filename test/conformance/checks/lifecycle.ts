@@ -33,7 +33,7 @@ export const lifecycleChecks: Check[] = [
   },
   {
     id: "R-SUP-1/agent-crash",
-    covers: ["R-SUP-1", "R-SUP-2"],
+    covers: ["R-SUP-1"],
     title: "an agent that crashes after starting grandchildren: the turn fails agent_exited; the crashed agent is reaped; close leaves nothing",
     async run(ctx) {
       const h = ctx.start();

@@ -141,7 +141,7 @@ export const sessionChecks: Check[] = [
     id: "R-PROMPT-2/R-CLOSE-2/closing-session",
     covers: ["R-PROMPT-2", "R-CLOSE-2"],
     title: "while a close waits for an agent that ignores cancel: prompts fail session_closing; concurrent closes all answer after the one cleanup; closing again or an unknown id answers {}",
-    timeoutMs: 45_000,
+    timeoutMs: 60_000,
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
@@ -234,7 +234,7 @@ export const sessionChecks: Check[] = [
     id: "R-CLOSE-1/unacknowledged",
     covers: ["R-CLOSE-1"],
     title: "close of a turn the agent never ends: after the grace period the prompt fails session_closed (uncertainEffect), then the tree is gone, then close answers",
-    timeoutMs: 45_000,
+    timeoutMs: 60_000,
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;

@@ -85,13 +85,18 @@ export class Host {
   readonly violations: string[] = [];
   onPermission: (params: PermissionRequest) => PermissionAnswer | Promise<PermissionAnswer> = () => "ignore";
   private nextId = 1;
-  private readonly pending = new Map<string, { method: MethodName | string; resolve: (r: Reply<any>) => void }>();
+  private readonly pending = new Map<string, { method: MethodName | string; resolve: (r: Reply<any>) => void; reject: (e: Error) => void }>();
   private readonly waiters = new Set<() => void>();
   private batchesSent = 0;
 
   constructor(opts: HostOptions) {
     this.wire = new Wire({ ...opts, onLine: (l) => this.onLine(l), onStderr: () => this.notifyWaiters() });
-    void this.wire.exited.then(() => this.notifyWaiters());
+    void this.wire.exited.then((x) => {
+      // Whatever is still unanswered never will be: fail it now rather than at the time bound.
+      for (const p of this.pending.values()) p.reject(new CheckFailure(`the implementation exited (code ${x.code}, signal ${x.signal}) without answering ${p.method}`));
+      this.pending.clear();
+      this.notifyWaiters();
+    });
   }
 
   get stderr(): string {
@@ -214,7 +219,9 @@ export class Host {
 
   /** Registers a request the check writes itself (raw lines); resolves with its reply. */
   expectReply(id: unknown, method: string): Promise<Reply<any>> {
-    return new Promise<Reply<any>>((resolve) => this.pending.set(canonical(id), { method, resolve }));
+    const p = new Promise<Reply<any>>((resolve, reject) => this.pending.set(canonical(id), { method, resolve, reject }));
+    p.catch(() => undefined);
+    return p;
   }
 
   /** Expects a result; a JSON-RPC error fails the check. */
@@ -238,7 +245,7 @@ export class Host {
 
   sendBatch(items: unknown[], expectIds: unknown[]): Promise<void> {
     this.batchesSent++;
-    for (const id of expectIds) this.pending.set(canonical(id), { method: "ping", resolve: () => undefined });
+    for (const id of expectIds) this.pending.set(canonical(id), { method: "ping", resolve: () => undefined, reject: () => undefined });
     return this.wire.writeLine(JSON.stringify(items));
   }
 

@@ -24,13 +24,33 @@ export function judge(reqs: Requirement[], results: CheckResult[], allChecks: Ma
   });
 }
 
-const HEAD = 15;
-const TAIL = 45;
+const HEAD = 40;
+const TAIL = 80;
+const RUN_KEEP_HEAD = 3;
+const RUN_KEEP_TAIL = 2;
 
+const isEvent = (e: TranscriptEntry) => e.dir === "recv" && e.text.includes('"method":"session/event"');
+
+/** Long runs of session/event lines shrink to their ends, so requests and answers stay visible. */
 function formatEntries(entries: TranscriptEntry[]): string[] {
   const fmt = (e: TranscriptEntry) => `    ${String(e.t).padStart(6)}ms ${e.dir === "send" ? "host →" : e.dir === "recv" ? "     ←" : "     #"} ${e.text}`;
-  if (entries.length <= HEAD + TAIL) return entries.map(fmt);
-  return [...entries.slice(0, HEAD).map(fmt), `    … ${entries.length - HEAD - TAIL} lines omitted …`, ...entries.slice(-TAIL).map(fmt)];
+  const lines: string[] = [];
+  for (let i = 0; i < entries.length; ) {
+    let j = i;
+    while (j < entries.length && isEvent(entries[j])) j++;
+    const run = j - i;
+    if (run > RUN_KEEP_HEAD + RUN_KEEP_TAIL + 1) {
+      lines.push(...entries.slice(i, i + RUN_KEEP_HEAD).map(fmt));
+      lines.push(`    … ${run - RUN_KEEP_HEAD - RUN_KEEP_TAIL} more session/event lines …`);
+      lines.push(...entries.slice(j - RUN_KEEP_TAIL, j).map(fmt));
+      i = j;
+    } else if (run > 0) {
+      lines.push(...entries.slice(i, j).map(fmt));
+      i = j;
+    } else lines.push(fmt(entries[i++]));
+  }
+  if (lines.length <= HEAD + TAIL) return lines;
+  return [...lines.slice(0, HEAD), `    … ${lines.length - HEAD - TAIL} lines omitted …`, ...lines.slice(-TAIL)];
 }
 
 export function formatFailure(r: CheckResult, reqs: Map<string, Requirement>): string {

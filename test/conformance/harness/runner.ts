@@ -26,7 +26,7 @@ export interface CheckResult {
   processes: ProcessRecord[];
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 function message(e: unknown): string {
   if (e instanceof AssertionError) return e.message;
