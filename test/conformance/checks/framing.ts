@@ -16,11 +16,11 @@ export const framingChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start({ args: ["--log-level", "debug"] });
       const s = await h.open(ctx.acp());
-      const out = await h.ok("session/prompt", { sessionId: s.sessionId, text: "stderr;noise;text:naïve ✓ 😀" });
+      const out = await h.api.sessionPrompt({ sessionId: s.sessionId, text: "stderr;noise;text:naïve ✓ 😀" });
       assert.equal(out.text?.endsWith("naïve ✓ 😀"), true, `the UTF-8 text came back as ${JSON.stringify(out.text)}`);
       const r = await h.request("ping", {}, { id: "ïd-✓-😀" });
       assert.equal(r.id, "ïd-✓-😀");
-      await h.ok("session/close", { sessionId: s.sessionId });
+      await h.api.sessionClose({ sessionId: s.sessionId });
       assert.equal(await h.end(), 0);
       // Every line was checked as it arrived (a non-JSON line is a violation).
       assert.ok(h.received.length >= 4, "the sidecar answered");
@@ -60,7 +60,7 @@ export const framingChecks: Check[] = [
     timeoutMs: 90_000,
     async run(ctx) {
       const h = ctx.start();
-      await h.ok("ping", {});
+      await h.api.ping();
       const before = h.wire.stderrLength;
       const prefix = '{"jsonrpc":"2.0","method":"ping","id":"';
       const line = Buffer.alloc(LIMIT + 2, 120);
@@ -89,7 +89,7 @@ export const framingChecks: Check[] = [
     timeoutMs: 120_000,
     async run(ctx) {
       const h = ctx.start();
-      await h.ok("ping", {});
+      await h.api.ping();
       const pid = h.wire.pid!;
       const before = treePeakRss(pid);
       const chunk = Buffer.alloc(8 * 1024 * 1024, 97);
@@ -199,9 +199,9 @@ export const framingChecks: Check[] = [
       void long.then(() => (longDone = true));
       await h.waitFor(() => h.events(a).length >= 2, 10_000, "the long turn's first events");
       const t0 = Date.now();
-      await h.ok("ping", {});
+      await h.api.ping();
       const pingMs = Date.now() - t0;
-      const other = await h.ok("session/prompt", { sessionId: b, text: "text:B" });
+      const other = await h.api.sessionPrompt({ sessionId: b, text: "text:B" });
       const otherMs = Date.now() - t0;
       assert.equal(other.text, "B");
       assert.equal(longDone, false, "the long turn (10 s) ended before ping and the other session's turn were answered");
@@ -209,11 +209,11 @@ export const framingChecks: Check[] = [
       const n = h.events(a).length;
       await h.waitFor(() => h.events(a).length > n + 2, 5000, "the long turn's events to keep streaming");
       const t1 = Date.now();
-      await h.ok("session/cancel", { sessionId: a });
+      await h.api.sessionCancel({ sessionId: a });
       assert.ok(Date.now() - t1 < 5000 && !longDone, "cancel was held up");
       const r = await long;
       assert.equal(r.result?.stopReason, "cancelled");
-      await h.ok("session/close", { sessionId: b });
+      await h.api.sessionClose({ sessionId: b });
       assert.equal(await h.end(), 0);
     },
   },
@@ -243,7 +243,7 @@ export const framingChecks: Check[] = [
       assert.equal(chunks.length, N, `${chunks.length} of ${N} chunks arrived`);
       chunks.forEach((c, i) => assert.ok(c.text.startsWith(`${i}:`), `chunk ${i} out of order`));
       assert.ok(grown < 64 * 1024 * 1024, `peak RSS grew by ${(grown / 1048576).toFixed(1)} MiB while the host was not reading (bound: 64 MiB)`);
-      await h.ok("session/close", { sessionId: sid });
+      await h.api.sessionClose({ sessionId: sid });
       assert.equal(await h.end(), 0);
     },
   },
@@ -253,10 +253,10 @@ export const framingChecks: Check[] = [
     title: "ping answers the protocol and a version; rpc.discover answers an OpenRPC document with every method and its direction",
     async run(ctx) {
       const h = ctx.start();
-      const p = await h.ok("ping", {});
+      const p = await h.api.ping();
       assert.equal(p.protocol, "a4aa.v1");
       assert.ok(typeof p.version === "string" && p.version.length > 0);
-      const doc = (await h.ok("rpc.discover", {})) as any;
+      const doc = (await h.api.rpcDiscover()) as any;
       const byName = new Map<string, any>((doc.methods ?? []).map((m: any) => [m.name, m]));
       for (const [name, info] of Object.entries(METHODS)) {
         assert.ok(byName.has(name), `rpc.discover lacks ${name}`);

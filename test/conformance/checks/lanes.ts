@@ -61,7 +61,7 @@ export const acpChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      const r = await h.ok("session/prompt", { sessionId: sid, text: "text:Hello;usage;unknown;noise;stop:max_tokens" });
+      const r = await h.api.sessionPrompt({ sessionId: sid, text: "text:Hello;usage;unknown;noise;stop:max_tokens" });
       assert.equal(r.stopReason, "maxTokens");
       assert.equal(r.text, "Helloafter noise");
       assert.equal(r.usage?.inputTokens, 100);
@@ -86,7 +86,7 @@ export const acpChecks: Check[] = [
         return { result: { selected: "yes" } };
       };
       const sid = (await h.open(ctx.acp())).sessionId;
-      const r = await h.ok("session/prompt", { sessionId: sid, text: "permission" });
+      const r = await h.api.sessionPrompt({ sessionId: sid, text: "permission" });
       assert.equal(r.text, "outcome:selected:yes");
       assert.ok(seen);
       assert.equal(seen.sessionId, sid);
@@ -121,7 +121,7 @@ export const acpChecks: Check[] = [
       ] as const) {
         const before = asked;
         const sid = (await h.open(ctx.acp(), { options: { permission: preset } })).sessionId;
-        const r = await h.ok("session/prompt", { sessionId: sid, text: `permission:${kind}` });
+        const r = await h.api.sessionPrompt({ sessionId: sid, text: `permission:${kind}` });
         assert.equal(r.text, expected, `${preset} with a ${kind} tool`);
         assert.equal(asked - before, host ? 1 : 0, `${preset} with a ${kind} tool ${host ? "asks" : "does not ask"} the host`);
         const res = ofType(h, sid, "permissionResolved") as PermissionResolvedEvent[];
@@ -180,14 +180,14 @@ export const rpcChecks: Check[] = [
       assert.equal(s.capabilities.lane, "rpc");
       assert.match(s.nativeSessionId ?? "", /^thr_conf_\d+$/);
       assert.equal(s.agentInfo, null);
-      const r = await h.ok("session/prompt", { sessionId: s.sessionId, text: "text:hello world" });
+      const r = await h.api.sessionPrompt({ sessionId: s.sessionId, text: "text:hello world" });
       assert.equal(r.stopReason, "endTurn");
       assert.equal(r.text, "hello world");
       assert.equal(h.text(s.sessionId), "hello world");
       const e = await h.fail("session/prompt", { sessionId: s.sessionId, text: "fail:the model is down" }, "agent_failed");
       assert.match(e.data?.detail ?? "", /the model is down/);
-      assert.equal((await h.ok("session/prompt", { sessionId: s.sessionId, text: "text:again" })).text, "again");
-      await h.ok("session/close", { sessionId: s.sessionId });
+      assert.equal((await h.api.sessionPrompt({ sessionId: s.sessionId, text: "text:again" })).text, "again");
+      await h.api.sessionClose({ sessionId: s.sessionId });
       assert.equal(await h.end(), 0);
     },
   },
@@ -200,11 +200,11 @@ export const rpcChecks: Check[] = [
       const sid = (await h.open(ctx.rpc())).sessionId;
       const turn = h.prompt(sid, "slow:200");
       await h.waitFor(() => h.events(sid).length >= 2, 10_000, "the turn's deltas");
-      assert.deepEqual(await h.ok("session/cancel", { sessionId: sid }), {});
+      assert.deepEqual(await h.api.sessionCancel({ sessionId: sid }), {});
       const r = await Promise.race([turn, sleep(8000).then(() => null)]);
       assert.ok(r, "the turn did not settle within 8 s of the cancel");
       assert.equal(r.result?.stopReason, "cancelled", JSON.stringify(r.result ?? r.error));
-      assert.equal((await h.ok("session/prompt", { sessionId: sid, text: "text:next" })).text, "next");
+      assert.equal((await h.api.sessionPrompt({ sessionId: sid, text: "text:next" })).text, "next");
       assert.equal(await h.end(), 0);
     },
   },
@@ -221,7 +221,7 @@ export const rpcChecks: Check[] = [
         return allow ? { result: { selected: allow.optionId } } : { result: { cancelled: true } };
       };
       const sid = (await h.open(ctx.rpc(), { options: { permission: "ask" } })).sessionId;
-      const r = await h.ok("session/prompt", { sessionId: sid, text: "cmd:touch x" });
+      const r = await h.api.sessionPrompt({ sessionId: sid, text: "cmd:touch x" });
       assert.ok(seen, "no permission/request");
       assert.equal(seen.kind, "execute");
       const kinds = seen.options.map((o) => o.kind);
@@ -242,11 +242,11 @@ export const cliChecks: Check[] = [
       const s = await h.open(ctx.cli("generic"));
       assert.equal(s.capabilities.lane, "cli");
       assert.equal(s.agentInfo, null);
-      const r = await h.ok("session/prompt", { sessionId: s.sessionId, text: "hello there" });
+      const r = await h.api.sessionPrompt({ sessionId: s.sessionId, text: "hello there" });
       assert.equal(r.stopReason, "endTurn");
       assert.equal(r.text, "echo: hello there\n");
       assert.equal(h.text(s.sessionId), "echo: hello there\n");
-      assert.equal((await h.ok("session/prompt", { sessionId: s.sessionId, text: "again" })).text, "echo: again\n", "one process per turn");
+      assert.equal((await h.api.sessionPrompt({ sessionId: s.sessionId, text: "again" })).text, "echo: again\n", "one process per turn");
       const e = await h.fail("session/prompt", { sessionId: s.sessionId, text: "fail now" }, "agent_exited");
       assert.equal(e.data?.uncertainEffect, true);
       assert.match(e.data?.detail ?? "", /cannot answer that/);
@@ -260,7 +260,7 @@ export const cliChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const s = await openOrSkip(ctx, h, { spec: ctx.cli("codex") }, "the codex cli driver");
-      const r = await h.ok("session/prompt", { sessionId: s.sessionId, text: "hi" });
+      const r = await h.api.sessionPrompt({ sessionId: s.sessionId, text: "hi" });
       assert.equal(r.stopReason, "endTurn");
       assert.equal(r.text, "echo: hi");
       const info = ofType(h, s.sessionId, "sessionInfo");
@@ -283,7 +283,7 @@ export const cliChecks: Check[] = [
       const turn = h.prompt(sid, "slow");
       await h.waitFor(() => h.text(sid).length >= 4, 10_000, "the program's output");
       assert.ok(ctx.leftovers().length >= 2, "the program and its child run");
-      assert.deepEqual(await h.ok("session/cancel", { sessionId: sid }), {});
+      assert.deepEqual(await h.api.sessionCancel({ sessionId: sid }), {});
       const r = await Promise.race([turn, sleep(15_000).then(() => null)]);
       assert.ok(r, "the turn did not settle within 15 s of the cancel");
       assert.equal(r.result?.stopReason, "cancelled", JSON.stringify(r.result ?? r.error));

@@ -24,9 +24,9 @@ export const lifecycleChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: sid, text: "grandchild" });
       assert.ok(ctx.leftovers().length >= 3, "the agent and its grandchildren run");
-      await h.ok("session/close", { sessionId: sid });
+      await h.api.sessionClose({ sessionId: sid });
       assertClean(ctx, h, "close");
       assert.equal(await h.end(), 0);
     },
@@ -38,12 +38,12 @@ export const lifecycleChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: sid, text: "grandchild" });
       await h.fail("session/prompt", { sessionId: sid, text: "crash" }, "agent_exited");
       await sleep(300);
       const z = zombiesUnder(h.wire.pid!);
       assert.deepEqual(z, [], `the crashed agent was not reaped: ${describe(z)}`);
-      await h.ok("session/close", { sessionId: sid });
+      await h.api.sessionClose({ sessionId: sid });
       assertClean(ctx, h, "close of the crashed session");
       assert.equal(await h.end(), 0);
     },
@@ -55,9 +55,9 @@ export const lifecycleChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const a = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: a, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: a, text: "grandchild" });
       const r = (await h.open(ctx.rpc())).sessionId;
-      await h.ok("session/prompt", { sessionId: r, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: r, text: "grandchild" });
       const c = (await h.open(ctx.cli("generic"))).sessionId;
       void h.prompt(c, "slow");
       await h.waitFor(() => h.events(c).length >= 1, 10_000, "the cli turn's output");
@@ -79,8 +79,8 @@ export const lifecycleChecks: Check[] = [
       assert.match(e.data?.detail ?? "", /fake-agent: boom/, "the stderr tail is in detail");
       const again = await h.request("session/prompt", { sessionId: a, text: "text:x" });
       assert.ok(again.error, "a crashed session takes no new turn");
-      assert.equal((await h.ok("session/prompt", { sessionId: b, text: "text:fine" })).text, "fine");
-      assert.deepEqual(await h.ok("session/close", { sessionId: a }), {});
+      assert.equal((await h.api.sessionPrompt({ sessionId: b, text: "text:fine" })).text, "fine");
+      assert.deepEqual(await h.api.sessionClose({ sessionId: a }), {});
       assert.equal(await h.end(), 0);
       assertClean(ctx, null, "the end");
     },
@@ -95,7 +95,7 @@ export const lifecycleChecks: Check[] = [
       const e = await h.fail("session/prompt", { sessionId: sid, text: "crash" }, "agent_exited");
       assert.equal(e.data?.uncertainEffect, true);
       assert.match(e.data?.detail ?? "", /fake-app-server: boom/);
-      assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});
+      assert.deepEqual(await h.api.sessionClose({ sessionId: sid }), {});
       assert.equal(await h.end(), 0);
       assertClean(ctx, null, "the end");
     },
@@ -108,7 +108,7 @@ export const lifecycleChecks: Check[] = [
       const h = ctx.start();
       const a = (await h.open(ctx.acp())).sessionId;
       const b = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: b, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: b, text: "grandchild" });
       const ta = h.prompt(a, "slow:200");
       const tb = h.prompt(b, "permission");
       await h.waitFor(() => h.permissionRequests().length === 1 && h.events(a).length >= 2, 10_000, "a running turn and a pending permission");
@@ -133,7 +133,7 @@ export const lifecycleChecks: Check[] = [
       async run(ctx) {
         const h = ctx.start();
         const sid = (await h.open(ctx.acp())).sessionId;
-        await h.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+        await h.api.sessionPrompt({ sessionId: sid, text: "grandchild" });
         const turn = h.prompt(sid, "slow:200");
         await h.waitFor(() => h.events(sid).filter((e) => e.type === "messageChunk").length >= 3, 10_000, "the turn's events");
         h.wire.signal(signal);
@@ -152,8 +152,8 @@ export const lifecycleChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start({ args: ["--log-level", "debug"] });
       const sid = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: sid, text: "text:x" });
-      await h.ok("session/close", { sessionId: sid });
+      await h.api.sessionPrompt({ sessionId: sid, text: "text:x" });
+      await h.api.sessionClose({ sessionId: sid });
       assert.equal(await h.end(), 0);
       assert.ok(h.stderr.trim().length > 0, "nothing was logged at debug level");
       assert.ok(h.stderr.includes(sid), "no log line names the session id");
@@ -172,7 +172,7 @@ export const lifecycleChecks: Check[] = [
       ];
       for (const [spec, text, lines] of cases) {
         const sid = (await h.open(spec)).sessionId;
-        await h.ok("session/prompt", { sessionId: sid, text });
+        await h.api.sessionPrompt({ sessionId: sid, text });
         const got = h.events(sid).filter((e) => e.type === "stderr").map((e) => (e as { text: string }).text.trimEnd());
         for (const l of lines) assert.ok(got.includes(l), `${spec.lane}: no stderr event ${JSON.stringify(l)}; got ${JSON.stringify(got)}`);
       }

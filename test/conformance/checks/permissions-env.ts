@@ -13,7 +13,7 @@ function noApproval(h: Host): void {
 }
 
 async function agentEnv(h: Host, sid: string, text = "env"): Promise<Record<string, string>> {
-  const out = await h.ok("session/prompt", { sessionId: sid, text });
+  const out = await h.api.sessionPrompt({ sessionId: sid, text });
   const raw = (out.text ?? "").replace(/^echo: /, "").trim();
   return JSON.parse(raw);
 }
@@ -41,7 +41,7 @@ export const permissionChecks: Check[] = [
       for (const [what, answer] of answers) {
         h.onPermission = () => answer;
         const sid = (await h.open(ctx.acp())).sessionId;
-        const out = await h.ok("session/prompt", { sessionId: sid, text: "permission" });
+        const out = await h.api.sessionPrompt({ sessionId: sid, text: "permission" });
         assert.equal(out.text, "outcome:cancelled", `${what}: the agent saw ${out.text}`);
         assert.equal(resolved(h, sid)[0]?.outcome, "cancelled", `${what}: permissionResolved`);
       }
@@ -56,7 +56,7 @@ export const permissionChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start({ args: ["--permission-timeout", "300"] });
       const sid = (await h.open(ctx.acp())).sessionId;
-      const out = await h.ok("session/prompt", { sessionId: sid, text: "permission" });
+      const out = await h.api.sessionPrompt({ sessionId: sid, text: "permission" });
       assert.equal(out.text, "outcome:cancelled");
       noApproval(h);
       assert.equal(await h.end(), 0);
@@ -73,20 +73,20 @@ export const permissionChecks: Check[] = [
       const a = (await h.open(ctx.acp())).sessionId;
       const ta = h.prompt(a, "permission");
       await h.waitFor(() => h.permissionRequests().length === 1, 10_000, "the permission request");
-      await h.ok("session/cancel", { sessionId: a });
+      await h.api.sessionCancel({ sessionId: a });
       const ra = await ta;
       assert.equal(ra.result?.stopReason, "cancelled", JSON.stringify(ra.result ?? ra.error));
       assert.ok(!ra.result?.text?.includes("selected"), `the agent saw ${ra.result?.text}`);
       late.shift()!();
-      await h.ok("ping", {});
+      await h.api.ping();
       const b = (await h.open(ctx.acp())).sessionId;
       const tb = h.prompt(b, "permission");
       await h.waitFor(() => h.permissionRequests().length === 2, 10_000, "the second permission request");
-      await h.ok("session/close", { sessionId: b });
+      await h.api.sessionClose({ sessionId: b });
       const rb = await tb;
       assert.ok(rb.result?.stopReason === "cancelled" || rb.error?.data?.code === "session_closed", JSON.stringify(rb.result ?? rb.error));
       late.shift()!();
-      await h.ok("ping", {});
+      await h.api.ping();
       await sleep(100);
       noApproval(h);
       assert.equal(await h.end(), 0);
@@ -100,7 +100,7 @@ export const permissionChecks: Check[] = [
       const h = ctx.start();
       h.onPermission = () => ({ error: { code: -32000, message: "no" } });
       const sid = (await h.open(ctx.rpc())).sessionId;
-      const out = await h.ok("session/prompt", { sessionId: sid, text: "cmd:touch x" });
+      const out = await h.api.sessionPrompt({ sessionId: sid, text: "cmd:touch x" });
       assert.match(out.text ?? "", /decision="decline"/);
       noApproval(h);
       assert.equal(await h.end(), 0);

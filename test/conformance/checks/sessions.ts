@@ -38,7 +38,7 @@ export const sessionChecks: Check[] = [
       const a = (await h.open(ctx.acp())).sessionId;
       const b = (await h.open(ctx.acp())).sessionId;
       assert.notEqual(a, b);
-      await h.ok("session/close", { sessionId: a });
+      await h.api.sessionClose({ sessionId: a });
       const c = (await h.open(ctx.acp())).sessionId;
       assert.ok(c !== a && c !== b, `session id ${c} was reused`);
       assert.equal(await h.end(), 0);
@@ -109,7 +109,7 @@ export const sessionChecks: Check[] = [
       // The log works: a plain rpc open does start the agent.
       const s = await h.open(ctx.rpc([], {}, { A4AA_CONFORMANCE_LOG: log }));
       assert.equal(existsSync(log), true, "the fake app-server did not log its start");
-      await h.ok("session/close", { sessionId: s.sessionId });
+      await h.api.sessionClose({ sessionId: s.sessionId });
       assert.equal(await h.end(), 0);
     },
   },
@@ -131,9 +131,9 @@ export const sessionChecks: Check[] = [
       void long.then(() => (done = true));
       await sleep(10);
       assert.equal(done, false, "the other session's turn ran concurrently");
-      await h.ok("session/cancel", { sessionId: a });
+      await h.api.sessionCancel({ sessionId: a });
       assert.equal((await long).result?.stopReason, "cancelled");
-      assert.equal((await h.ok("session/prompt", { sessionId: a, text: "text:again" })).text, "again", "the session takes a new turn afterwards");
+      assert.equal((await h.api.sessionPrompt({ sessionId: a, text: "text:again" })).text, "again", "the session takes a new turn afterwards");
       assert.equal(await h.end(), 0);
     },
   },
@@ -170,7 +170,7 @@ export const sessionChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      assert.deepEqual(await h.ok("session/cancel", { sessionId: sid }), {}, "no turn to cancel");
+      assert.deepEqual(await h.api.sessionCancel({ sessionId: sid }), {}, "no turn to cancel");
       const turn = h.prompt(sid, "slow:100");
       await h.waitFor(() => h.events(sid).length >= 2, 10_000, "the turn's first events");
       const c = await h.request("session/cancel", { sessionId: sid });
@@ -185,7 +185,7 @@ export const sessionChecks: Check[] = [
       assert.ok(late <= 10, `${late} chunks arrived after the cancel's {}: it was answered before the agent got the cancel`);
       const e = await h.fail("session/cancel", { sessionId: "no-such-session" }, "unknown_session");
       assert.equal(e.code, -32001);
-      assert.equal((await h.ok("session/prompt", { sessionId: sid, text: "text:again" })).text, "again", "usable after cancel");
+      assert.equal((await h.api.sessionPrompt({ sessionId: sid, text: "text:again" })).text, "again", "usable after cancel");
       assert.equal(await h.end(), 0);
     },
   },
@@ -215,7 +215,7 @@ export const sessionChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+      await h.api.sessionPrompt({ sessionId: sid, text: "grandchild" });
       assert.ok(ctx.leftovers().length >= 3, "the agent and its two grandchildren run");
       const turn = h.prompt(sid, "slow:200");
       await h.waitFor(() => h.events(sid).filter((e) => e.type === "messageChunk").length >= 3, 10_000, "the turn's events");
@@ -258,11 +258,11 @@ export const sessionChecks: Check[] = [
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
-      await h.ok("session/prompt", { sessionId: sid, text: "text:x" });
-      assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});
+      await h.api.sessionPrompt({ sessionId: sid, text: "text:x" });
+      assert.deepEqual(await h.api.sessionClose({ sessionId: sid }), {});
       await h.fail("session/prompt", { sessionId: sid, text: "text:x" }, "unknown_session");
       await h.fail("session/cancel", { sessionId: sid }, "unknown_session");
-      assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});
+      assert.deepEqual(await h.api.sessionClose({ sessionId: sid }), {});
       assert.equal(await h.end(), 0);
     },
   },

@@ -7,7 +7,22 @@ import { METHODS, type HostToSidecarMethod, type MethodName, type ParamsOf, type
 import { paramsValidators, resultValidators } from "../../../generated/ts/method-validators.js";
 import * as V from "../../../generated/ts/validators.js";
 import type { AgentEvent, AgentSpec, ErrorData, OpenResult, PermissionRequest, SessionOpenParams, TurnOutcome } from "../../../generated/ts/types.js";
+import { HostMethods, type CallOptions } from "../../../clients/ts/generated.js";
 import { Wire, truncate } from "./wire.js";
+
+/**
+ * The generated typed stubs of clients/ts (`ping`, `sessionOpen`, …) on the suite's own
+ * transport: its runtime owns its process and I/O, and the suite must see, record and
+ * validate every line both ways.
+ */
+class Stubs extends HostMethods {
+  constructor(private readonly host: Host) {
+    super();
+  }
+  protected request(method: string, params: unknown, _opts?: CallOptions): Promise<unknown> {
+    return this.host.ok(method as HostToSidecarMethod, params as never);
+  }
+}
 
 export interface RpcError {
   code: number;
@@ -83,6 +98,8 @@ export class Host {
   readonly wire: Wire;
   readonly received: Received[] = [];
   readonly violations: string[] = [];
+  /** Typed calls through the generated client stubs; a JSON-RPC error fails the check. */
+  readonly api: HostMethods = new Stubs(this);
   onPermission: (params: PermissionRequest) => PermissionAnswer | Promise<PermissionAnswer> = () => "ignore";
   private nextId = 1;
   private readonly pending = new Map<string, { method: MethodName | string; resolve: (r: Reply<any>) => void; reject: (e: Error) => void }>();
@@ -249,8 +266,8 @@ export class Host {
     return this.wire.writeLine(JSON.stringify(items));
   }
 
-  async open(spec: AgentSpec, extra: Omit<SessionOpenParams, "spec"> = {}): Promise<OpenResult> {
-    return this.ok("session/open", { spec, ...extra });
+  open(spec: AgentSpec, extra: Omit<SessionOpenParams, "spec"> = {}): Promise<OpenResult> {
+    return this.api.sessionOpen({ spec, ...extra });
   }
 
   prompt(sessionId: string, text: string): Promise<Reply<TurnOutcome>> {
