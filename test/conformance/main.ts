@@ -12,7 +12,9 @@ import { REQUIREMENTS, REQUIREMENT_IDS, idsIn, type Requirement } from "./regist
 import { CHECKS } from "./checks/index.js";
 import { runAll, type CheckResult } from "./harness/runner.js";
 import { formatFailure, formatTable, judge } from "./harness/report.js";
-import { splitCommand } from "./harness/wire.js";
+import { liveWires, splitCommand } from "./harness/wire.js";
+import { liveMarkers } from "./harness/context.js";
+import { killMarked } from "./harness/procs.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_SERVER = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.resolve(here, "../../src/cli/main.js"))} serve`;
@@ -50,7 +52,10 @@ function parse(argv: string[]): Options {
     else if (a === "--only") o.only.push(...value().split(",").map((s) => s.trim()).filter(Boolean));
     else if (a === "--list") o.list = true;
     else if (a === "--json") o.json = value();
-    else if (a === "--jobs") o.jobs = Number(value());
+    else if (a === "--jobs") {
+      o.jobs = Number(value());
+      if (!Number.isInteger(o.jobs) || o.jobs < 1) throw new Error("--jobs needs a positive integer");
+    }
     else if (a === "--help" || a === "-h") {
       process.stdout.write(USAGE);
       process.exit(0);
@@ -137,6 +142,14 @@ async function main(): Promise<number> {
 
 // A check that failed or timed out may leave promises of its own behind.
 process.on("unhandledRejection", () => undefined);
+// An interrupted run ends what it started.
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    for (const w of liveWires) w.destroy();
+    for (const m of liveMarkers) killMarked(m);
+    process.exit(130);
+  });
+}
 
 main().then(
   (code) => process.exit(code),

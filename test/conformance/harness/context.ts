@@ -21,6 +21,9 @@ export const SECRET_VAR = "A4AA_CONFORMANCE_SECRET";
 
 export class Skip extends Error {}
 
+/** Markers of checks still running, for an interrupted run to clean up after. */
+export const liveMarkers = new Set<string>();
+
 export interface StartOptions {
   /** Flags after the server command (only flags the spec defines). */
   args?: string[];
@@ -33,7 +36,9 @@ export class CheckContext {
   readonly hosts: Host[] = [];
   private tmpDir: string | null = null;
 
-  constructor(private readonly serverArgv: string[]) {}
+  constructor(private readonly serverArgv: string[]) {
+    liveMarkers.add(this.marker);
+  }
 
   /** A fresh temporary directory for this check (removed afterwards). */
   get tmp(): string {

@@ -2,7 +2,7 @@
 // with everything it started ended afterwards. Heavy checks run alone, first.
 import { rmSync } from "node:fs";
 import { AssertionError } from "node:assert";
-import { CheckContext, Skip, type Check } from "./context.js";
+import { CheckContext, Skip, liveMarkers, type Check } from "./context.js";
 import { CheckFailure } from "./client.js";
 import { killMarked } from "./procs.js";
 import type { TranscriptEntry } from "./wire.js";
@@ -73,6 +73,7 @@ export async function runCheck(check: Check, serverArgv: string[]): Promise<Chec
   }));
   for (const h of ctx.hosts) h.wire.destroy();
   killMarked(ctx.marker);
+  liveMarkers.delete(ctx.marker);
   if (ctx.tmpIfAny) rmSync(ctx.tmpIfAny, { recursive: true, force: true });
   return { id: check.id, covers: check.covers, title: check.title, status, ms: Date.now() - t0, error, processes };
 }

@@ -57,6 +57,9 @@ export interface WireOptions {
   onStderr?: () => void;
 }
 
+/** Every implementation process still running, for an interrupted run to end. */
+export const liveWires = new Set<Wire>();
+
 export class Wire {
   readonly proc: ChildProcessWithoutNullStreams;
   readonly transcript: TranscriptEntry[] = [];
@@ -88,6 +91,8 @@ export class Wire {
         resolve(this.exit);
       });
     });
+    liveWires.add(this);
+    void this.exited.then(() => liveWires.delete(this));
     this.proc.stdin.on("error", () => undefined);
     this.proc.stderr.setEncoding("utf8");
     this.proc.stderr.on("data", (d: string) => {
