@@ -96,7 +96,8 @@ export class JsonRpcPeer {
       rawId = rawIds(text) as string | undefined;
     }
     const reply = this.handleOne(value, rawId);
-    if (reply) reply.then((msg) => this.opts.sendLine(stringifyWithRaw(msg)));
+    // The replacer-based stringify is only needed when a raw id has to be spliced in.
+    if (reply) reply.then((msg) => this.opts.sendLine(rawId !== undefined ? stringifyWithRaw(msg) : JSON.stringify(msg)));
   }
 
   private handleBatch(items: unknown[], text: string | undefined): void {
@@ -115,7 +116,7 @@ export class JsonRpcPeer {
       if (r) replies.push(r);
     });
     // JSON-RPC: a batch of notifications gets no answer at all.
-    if (replies.length) Promise.all(replies).then((msgs) => this.opts.sendLine(stringifyWithRaw(msgs)));
+    if (replies.length) Promise.all(replies).then((msgs) => this.opts.sendLine(raws ? stringifyWithRaw(msgs) : JSON.stringify(msgs)));
   }
 
   /** Returns the response to write, if the message calls for one. */
@@ -152,7 +153,7 @@ export class JsonRpcPeer {
   }
 
   private sendInvalid(id: unknown, rawId: string | undefined, reason: string, msg: unknown): void {
-    this.invalid(id, rawId, reason, msg).then((out) => this.opts.sendLine(stringifyWithRaw(out)));
+    this.invalid(id, rawId, reason, msg).then((out) => this.opts.sendLine(rawId !== undefined ? stringifyWithRaw(out) : JSON.stringify(out)));
   }
 
   private answer(method: string, params: unknown, id: unknown, rawId: string | undefined): Promise<Obj> {
