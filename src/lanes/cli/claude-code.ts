@@ -37,4 +37,6 @@ export const claudeCodeFlavor: StreamJsonFlavor = {
   name: "claudeCode",
   rules: claudeRules,
   args: claudeArgs,
+  // Measured with 2.1.197: `total_cost_usd` grows across the turns of one process.
+  costIsRunningTotal: true,
 };

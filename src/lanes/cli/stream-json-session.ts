@@ -27,6 +27,8 @@ export interface StreamJsonFlavor {
   failedText?(text: string): boolean;
   /** `total_cost_usd` is the process's running total: report each turn's difference. */
   costIsRunningTotal?: boolean;
+  /** The result's usage is the session's running total: report each turn's difference. */
+  usageIsRunningTotal?: boolean;
 }
 
 /** How long the CLI has to answer `initialize`. */
@@ -68,7 +70,8 @@ export class StreamJsonSession implements LaneSession {
   private counter = 0;
   private readonly decidedByHost = new Set<string>();
   private unhook: (() => void)[] = [];
-  private lastCost: Usage | undefined;
+  /** The last running totals (cost, or all usage) the CLI reported. */
+  private lastTotal: Usage | undefined;
   private lastUnclean: string | undefined;
 
   private constructor(
@@ -260,10 +263,17 @@ export class StreamJsonSession implements LaneSession {
     const { end } = claudeResult(r, { failedText: this.flavor.failedText });
     if ("outcome" in end && end.outcome.usage) {
       let usage = end.outcome.usage;
-      if (this.flavor.costIsRunningTotal && usage.costUsd !== undefined) {
+      if (this.flavor.usageIsRunningTotal) {
+        const total = usage;
+        // A new process (after a cancel) may start counting again.
+        const reset = this.lastTotal && (total.inputTokens ?? 0) < (this.lastTotal.inputTokens ?? 0);
+        usage = reset ? total : diffUsage(total, this.lastTotal);
+        this.lastTotal = total;
+      } else if (this.flavor.costIsRunningTotal && usage.costUsd !== undefined) {
         const cost = usage.costUsd;
-        usage = { ...usage, costUsd: diffUsage({ costUsd: cost }, this.lastCost).costUsd };
-        this.lastCost = { costUsd: cost };
+        const reset = this.lastTotal?.costUsd !== undefined && cost < this.lastTotal.costUsd;
+        usage = { ...usage, costUsd: reset ? cost : diffUsage({ costUsd: cost }, this.lastTotal).costUsd };
+        this.lastTotal = { costUsd: cost };
       }
       end.outcome.usage = usage;
       this.ctx.emit({ type: "usage", ...usage });

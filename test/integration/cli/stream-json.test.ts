@@ -68,7 +68,10 @@ for (const c of CASES) {
         assert.equal(out.stopReason, "endTurn");
         assert.equal(out.text, "Hello from Claude.");
         assert.deepEqual(out.usage, { inputTokens: 140, outputTokens: 12, cachedInputTokens: 40, totalTokens: 152, costUsd: 0.0125 });
-        assert.equal((await prompt(h, s.sessionId, "again")).text, "Again.");
+        const again = await prompt(h, s.sessionId, "again");
+        assert.equal(again.text, "Again.");
+        // Running totals (Claude Code's cost, Qwen's tokens) are reported as the turn's own.
+        assert.deepEqual(again.usage, { inputTokens: 140, outputTokens: 12, cachedInputTokens: 40, totalTokens: 152, costUsd: 0.0125 });
         const all = argvs(log);
         assert.equal(all.length, 1, "one process for both turns");
         assert.deepEqual(all[0], c.baseArgs(s.nativeSessionId));
