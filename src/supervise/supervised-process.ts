@@ -2,7 +2,7 @@
 // drained (its tail kept for errors), and ended by one stop ladder — close stdin, wait,
 // SIGTERM the tree, wait, SIGKILL, then check that nothing of it is left (R-SUP-1).
 import { StringDecoder } from "node:string_decoder";
-import { descendants, hasExited, signalTree, treeSurvivors, type ProcInfo } from "./process-tree.js";
+import { descendants, hasExited, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
 
 export interface ExitInfo {
   code: number | null;
@@ -31,6 +31,7 @@ export interface StopResult {
 export const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_STDERR_LINE = 64 * 1024;
 const POLL_MS = 20;
+const TRACK_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -55,6 +56,9 @@ export abstract class SupervisedProcess {
   private partial = "";
   private readonly stderrListeners = new Set<(line: string) => void>();
   private readonly decoder = new StringDecoder("utf8");
+  /** Descendants seen while the process ran: found again at stop even if they left the group. */
+  private readonly known = new Map<number, ProcInfo>();
+  private tracker: NodeJS.Timeout | undefined;
 
   protected constructor(
     readonly pid: number,
@@ -62,6 +66,16 @@ export abstract class SupervisedProcess {
   ) {
     this.exited = new Promise((r) => (this.resolveExit = r));
     live.add(this);
+    // A descendant that daemonises (setsid) and then outlives its parent loses its lineage;
+    // looking now and then while the tree is whole is what lets stop() still find it.
+    this.tracker = setInterval(() => this.noteDescendants(), TRACK_MS);
+    this.tracker.unref();
+  }
+
+  /** Records the current descendants (lanes call it at turn boundaries too). */
+  noteDescendants(): void {
+    if (!this.running) return;
+    for (const d of descendants(this.pid)) this.known.set(d.pid, d);
   }
 
   /** The process group: the child is its leader. */
@@ -86,6 +100,7 @@ export abstract class SupervisedProcess {
 
   protected handleExit(info: ExitInfo): void {
     if (this.exit) return;
+    clearInterval(this.tracker);
     this.flushStderr();
     this.exit = info;
     this.resolveExit(info);
@@ -135,7 +150,8 @@ export abstract class SupervisedProcess {
     const steps: string[] = [];
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
-    const stragglers: ProcInfo[] = this.running ? descendants(this.pid) : [];
+    this.noteDescendants();
+    const stragglers: ProcInfo[] = [...this.known.values()].filter(stillRunning);
     // The kernel's word, not the exit event's: under load Node may report an exit late.
     const leaderGone = () => !this.running || hasExited(this.pid);
     const gone = () => leaderGone() && treeSurvivors(this.pgid, stragglers).length === 0;
@@ -145,7 +161,7 @@ export abstract class SupervisedProcess {
     await Promise.race([this.exited, sleep(opts.stdinGraceMs ?? 1500)]);
     if (!gone()) {
       // The agent may have started more children since: look again.
-      if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((s) => s.pid === d.pid)) stragglers.push(d);
+      if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((x) => x.pid === d.pid)) stragglers.push(d);
       steps.push("SIGTERM");
       signalTree(this.pgid, stragglers, "SIGTERM");
       await this.waitUntil(gone, opts.termGraceMs ?? 2000);

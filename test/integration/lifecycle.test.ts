@@ -170,3 +170,15 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     assert.deepEqual(processesWithMarker(marker), []);
   });
 }
+
+test("R-SUP-1: after the agent crashes, close still ends the grandchild that left its process group", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  await s.ok("session/prompt", { sessionId: sid, text: "grandchild" });
+  const r = await s.call("session/prompt", { sessionId: sid, text: "crash" });
+  assert.equal(r.error!.data.code, "agent_exited");
+  assert.ok(processesWithMarker(marker).length >= 2, "the orphaned grandchildren still run before close");
+  assert.deepEqual(await s.ok("session/close", { sessionId: sid }), {});
+  assert.deepEqual(processesWithMarker(marker), []);
+  assert.equal(await s.end(), 0);
+});

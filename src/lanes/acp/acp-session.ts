@@ -291,6 +291,7 @@ export class AcpLaneSession implements LaneSession {
       return outcome;
     } finally {
       this.inTurn = false;
+      this.proc.noteDescendants();
       for (const [kind, prev] of restore) {
         if (this.fatal) break;
         await this.setSelector(kind, prev, "prompt").catch((e) =>
