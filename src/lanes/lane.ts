@@ -67,8 +67,11 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   gate: FlowGate;
   /** Streams an event to the host, in order. */
   emit(event: AgentEvent): void;
-  /** Lets the preset or the host decide; never throws, fails closed to `cancelled`. */
-  askPermission(ask: PermissionAsk): Promise<PermissionDecision>;
+  /**
+   * Lets the preset or the host decide; never throws, fails closed to `cancelled`.
+   * `signal` withdraws the request (the agent resolved it itself): it then settles `cancelled`.
+   */
+  askPermission(ask: PermissionAsk, signal?: AbortSignal): Promise<PermissionDecision>;
   /** Aborted when the session starts closing (also while `open` is still running). */
   signal: AbortSignal;
 }

@@ -49,10 +49,11 @@ export class Session {
     this.sendEvent(this.id, event);
   };
 
-  askPermission = (ask: PermissionAsk): Promise<PermissionDecision> => {
+  askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
     // A request outside a turn (or after cancel) can only be cancelled.
-    const signal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
-    return this.broker.decide(ask, this.lifetime.signal.aborted ? this.lifetime.signal : signal);
+    const turnSignal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
+    const signal = this.lifetime.signal.aborted ? this.lifetime.signal : turnSignal;
+    return this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
   };
 
   get closingStarted(): boolean {
