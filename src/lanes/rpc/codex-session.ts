@@ -104,8 +104,8 @@ export class CodexLaneSession implements LaneSession {
   /** Items whose text arrived as deltas (their item/completed repeats it). */
   private readonly streamed = new Set<string>();
   private readonly usage = new TurnUsage();
-  /** Approval requests being decided, by request id; true once Codex resolved one itself. */
-  private readonly approvals = new Map<string, { resolvedByAgent: boolean }>();
+  /** Approval requests being decided, by request id: aborted when Codex resolves one itself. */
+  private readonly approvals = new Map<string, AbortController>();
   // Codex keeps a turn's model and effort for later turns: the lane tracks what is in force.
   private baseModel: string | null = null;
   private baseEffort: string | null = null;
@@ -377,11 +377,10 @@ export class CodexLaneSession implements LaneSession {
       case "turn/completed":
         if (this.onTurnCompleted((p as unknown as C.TurnCompletedNotification).turn)) return;
         break;
-      case "serverRequest/resolved": {
-        const entry = this.approvals.get(JSON.stringify(p.requestId));
-        if (entry) entry.resolvedByAgent = true;
+      case "serverRequest/resolved":
+        // Codex settled a request itself (an interrupt, another client): withdraw it from the host.
+        this.approvals.get(JSON.stringify(p.requestId))?.abort(new Error("codex resolved the request itself"));
         return;
-      }
       case "thread/name/updated":
         if (typeof p.threadName === "string") return emit({ type: "sessionInfo", nativeSessionId: this.threadId!, title: p.threadName });
         break;
@@ -457,12 +456,10 @@ export class CodexLaneSession implements LaneSession {
           ? commandApproval(params as C.CommandExecutionRequestApprovalParams, mem, onUnknown)
           : fileChangeApproval(params as C.FileChangeRequestApprovalParams, mem, onUnknown);
       const key = JSON.stringify(rctx.id);
-      const entry = { resolvedByAgent: false };
-      this.approvals.set(key, entry);
+      const withdrawn = new AbortController();
+      this.approvals.set(key, withdrawn);
       try {
-        const decision = await this.ctx.askPermission(a.ask);
-        if (entry.resolvedByAgent) this.ctx.logger.debug(`approval ${key} was resolved by codex before the decision; the answer is moot`, this.ctx.sessionId);
-        return approvalResponse(a, decision);
+        return approvalResponse(a, await this.ctx.askPermission(a.ask, withdrawn.signal));
       } finally {
         this.approvals.delete(key);
       }

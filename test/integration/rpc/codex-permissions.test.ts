@@ -107,10 +107,16 @@ test("R-PERM-1: preset readOnly rejects a command with `decline`, never `cancel`
   await finish(h, marker);
 });
 
-test("R-PERM-1: an approval Codex resolves itself does not hold up the turn", async () => {
+test("R-PERM-1: an approval Codex resolves itself is withdrawn from the host (permissionResolved cancelled)", async () => {
+  // The host never answers: only Codex's serverRequest/resolved can end the request.
   const { h, marker } = setup();
   const sid = await h.open(fakeSpec(marker));
   const r = await h.ok("session/prompt", { sessionId: sid, text: "self-resolve;text:done" });
   assert.equal(r.text, "done");
+  const [req] = h.permissionRequests();
+  const evs = h.events(sid);
+  const resolved = evs.findIndex((e) => e.type === "permissionResolved");
+  assert.deepEqual(evs[resolved], { type: "permissionResolved", toolCallId: req.toolCallId, outcome: "cancelled", decidedBy: "policy" });
+  assert.ok(resolved < evs.findIndex((e) => e.type === "messageChunk"), "withdrawn while the turn went on, not at its end");
   await finish(h, marker);
 });
