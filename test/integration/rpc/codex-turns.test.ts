@@ -2,7 +2,7 @@
 // The real Codex is tested in test/real/rpc.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fakeSpec } from "../../fixtures/rpc/host.js";
+import { fakeSpec, processesWithMarker, waitGone } from "../../fixtures/rpc/host.js";
 import { cleanupAfterAll, finish, prompt, setup } from "./setup.js";
 
 cleanupAfterAll();
@@ -105,5 +105,16 @@ test("stderr lines of a turn are forwarded as stderr events", async () => {
   await h.ok("session/prompt", { sessionId: sid, text: "stderr;text:x" });
   const lines = h.events(sid).filter((e) => e.type === "stderr").map((e: any) => e.text);
   assert.ok(lines.includes("fake-app-server: stderr one") && lines.includes("fake-app-server: stderr two"), JSON.stringify(lines));
+  await finish(h, marker);
+});
+
+test("a line over maxOutputBytes fails the turn with output_limit and stops codex", async () => {
+  const { h, marker } = setup();
+  const sid = await h.open(fakeSpec(marker, [], { maxOutputBytes: 4096 }));
+  const r = await prompt(h, sid, `text:${"x".repeat(10_000)}`);
+  assert.equal(r.error?.data.code, "output_limit");
+  assert.equal(r.error?.data.stage, "prompt");
+  assert.deepEqual(await waitGone(() => processesWithMarker(marker)), [], "codex was stopped");
+  assert.equal((await prompt(h, sid, "text:x")).error?.data.code, "agent_exited");
   await finish(h, marker);
 });
