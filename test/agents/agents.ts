@@ -181,7 +181,7 @@ export interface AgentRun {
    * The arguments of one headless turn for per-turn CLIs (claude, codex, gemini, qwen,
    * opencode); `tools: true` adds what lets shell tools run without asking.
    */
-  headlessArgs(prompt: string, opts?: { tools?: boolean }): string[];
+  headlessArgs(prompt: string, opts?: { tools?: boolean; thinking?: boolean }): string[];
   /** Removes the scratch folder. */
   cleanup(): Promise<void>;
 }
@@ -269,7 +269,7 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
   };
   let model: string;
   let args: string[] = [];
-  let headless: (prompt: string, tools: boolean) => string[] = () => {
+  let headless: (prompt: string, tools: boolean, thinking: boolean) => string[] = () => {
     throw new Error(`${name} is an ACP agent: it has no headless turn`);
   };
 
@@ -296,7 +296,15 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
       env.ANTHROPIC_MODEL = model;
       // Marks onboarding done (harmless in -p mode, needed by some interactive paths).
       writeFile(path.join(home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, theme: "dark" }) + "\n");
-      if (name === "claude") headless = (p, tools) => ["-p", p, "--output-format", "stream-json", "--verbose", ...(tools ? ["--dangerously-skip-permissions"] : [])];
+      if (name === "claude")
+        headless = (p, tools) => [
+          "-p",
+          p,
+          "--output-format",
+          "stream-json",
+          "--verbose",
+          ...(tools ? ["--dangerously-skip-permissions"] : []),
+        ];
       break;
     case "codex":
     case "codex-acp": {
@@ -367,8 +375,9 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
         OPENCODE_DISABLE_AUTOUPDATE: "1",
         OPENCODE_DISABLE_SHARE: "1",
       });
-      // opencode asks for nothing by default (bash runs without approval).
-      headless = (p) => ["run", "--format", "json", p];
+      // opencode asks for nothing by default (bash runs without approval); reasoning is
+      // printed (`reasoning` events) only with --thinking.
+      headless = (p, _tools, thinking) => ["run", "--format", "json", ...(thinking ? ["--thinking"] : []), p];
       break;
   }
   Object.assign(env, opts.env ?? {});
@@ -397,7 +406,7 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
       cwd,
       env: { policy: "sanitized", inherit: ["PATH"], set: { ...env } },
     }),
-    headlessArgs: (prompt, o = {}) => [...args, ...headless(prompt, o.tools ?? false)],
+    headlessArgs: (prompt, o = {}) => [...args, ...headless(prompt, o.tools ?? false, o.thinking ?? false)],
     cleanup: async () => {
       await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 3 });
     },

@@ -186,7 +186,8 @@ export class AcpStdioClient {
     });
     this.exited = new Promise((resolve) => {
       this.child.once("close", (code, signal) => {
-        for (const p of this.pending.values()) p.reject(new Error(`agent exited (code ${code}, signal ${signal}) during ${p.method}; stderr: ${this.stderr.slice(-2000)}`));
+        for (const p of this.pending.values())
+          p.reject(new Error(`agent exited (code ${code}, signal ${signal}) during ${p.method}; stderr: ${this.stderr.slice(-2000)}`));
         this.pending.clear();
         resolve({ code, signal });
       });
@@ -216,14 +217,16 @@ export class AcpStdioClient {
       const p = this.pending.get(msg.id);
       if (!p) return;
       this.pending.delete(msg.id);
-      if (msg.error) p.reject(Object.assign(new Error(`${p.method}: ${msg.error.message} ${JSON.stringify(msg.error.data ?? "")}`), { rpc: msg.error }));
+      if (msg.error)
+        p.reject(Object.assign(new Error(`${p.method}: ${msg.error.message} ${JSON.stringify(msg.error.data ?? "")}`), { rpc: msg.error }));
       else p.resolve(msg.result);
     } else if (hasId) {
       Promise.resolve()
         .then(() => this.onRequest(msg.method, msg.params))
         .then(
           (result) => this.write({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-          (err: any) => this.write({ jsonrpc: "2.0", id: msg.id, error: { code: err?.code ?? -32603, message: String(err?.message ?? err) } }),
+          (err: any) =>
+            this.write({ jsonrpc: "2.0", id: msg.id, error: { code: err?.code ?? -32603, message: String(err?.message ?? err) } }),
         );
     } else if (msg.method === "session/update") {
       this.updates.push(msg.params);

@@ -49,7 +49,12 @@ async function withMock<T>(start: Promise<ModelMock>, f: (m: ModelMock) => Promi
 /** Starts a slow stream, reads the first chunk, hangs up, and checks the mock noticed and stopped. */
 async function checkSlowAbort(m: ModelMock, url: string, body: unknown): Promise<void> {
   const ac = new AbortController();
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: ac.signal });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal: ac.signal,
+  });
   assert.equal(res.status, 200);
   const reader = res.body!.getReader();
   const first = await reader.read();
@@ -63,14 +68,48 @@ async function checkSlowAbort(m: ModelMock, url: string, body: unknown): Promise
 }
 
 const tools = {
-  anthropic: [{ name: "Bash", input_schema: { type: "object", properties: { command: { type: "string" }, description: { type: "string" } }, required: ["command"] } }],
-  responses: [{ type: "function", name: "exec_command", parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } }],
-  chat: [{ type: "function", function: { name: "run_shell_command", parameters: { type: "object", properties: { command: { type: "string" }, is_background: { type: "boolean" } }, required: ["command", "is_background"] } } }],
-  gemini: [{ functionDeclarations: [{ name: "run_shell_command", parametersJsonSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }] }],
+  anthropic: [
+    {
+      name: "Bash",
+      input_schema: { type: "object", properties: { command: { type: "string" }, description: { type: "string" } }, required: ["command"] },
+    },
+  ],
+  responses: [
+    { type: "function", name: "exec_command", parameters: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } },
+  ],
+  chat: [
+    {
+      type: "function",
+      function: {
+        name: "run_shell_command",
+        parameters: {
+          type: "object",
+          properties: { command: { type: "string" }, is_background: { type: "boolean" } },
+          required: ["command", "is_background"],
+        },
+      },
+    },
+  ],
+  gemini: [
+    {
+      functionDeclarations: [
+        {
+          name: "run_shell_command",
+          parametersJsonSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+        },
+      ],
+    },
+  ],
 };
 
 describe("anthropic mock", { timeout: 30_000 }, () => {
-  const body = (stream = true) => ({ model: "claude-x", stream, max_tokens: 100, messages: [{ role: "user", content: "hi" }], tools: tools.anthropic });
+  const body = (stream = true) => ({
+    model: "claude-x",
+    stream,
+    max_tokens: 100,
+    messages: [{ role: "user", content: "hi" }],
+    tools: tools.anthropic,
+  });
 
   test("text, thinking, tool call, records requests without secrets", async () => {
     await withMock(startAnthropicMock([reply.text("Hello there"), reply.thinking("hmm", "Answer"), reply.shell("echo hi")]), async (m) => {
@@ -78,9 +117,22 @@ describe("anthropic mock", { timeout: 30_000 }, () => {
       const a = await sse(u, body(), { "x-api-key": "secret-key" });
       assert.deepEqual(
         a.events.map((e) => e.event),
-        ["message_start", "ping", "content_block_start", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop", "message_delta", "message_stop"],
+        [
+          "message_start",
+          "ping",
+          "content_block_start",
+          "content_block_delta",
+          "content_block_delta",
+          "content_block_delta",
+          "content_block_stop",
+          "message_delta",
+          "message_stop",
+        ],
       );
-      const text = a.events.filter((e) => e.data.delta?.type === "text_delta").map((e) => e.data.delta.text).join("");
+      const text = a.events
+        .filter((e) => e.data.delta?.type === "text_delta")
+        .map((e) => e.data.delta.text)
+        .join("");
       assert.equal(text, "Hello there");
       const b = await sse(u, body());
       assert.ok(b.events.some((e) => e.data.delta?.type === "thinking_delta"));
@@ -88,7 +140,10 @@ describe("anthropic mock", { timeout: 30_000 }, () => {
       const c = await sse(u, body());
       const start = c.events.find((e) => e.data.content_block?.type === "tool_use")!;
       assert.equal(start.data.content_block.name, "Bash");
-      const json = c.events.filter((e) => e.data.delta?.type === "input_json_delta").map((e) => e.data.delta.partial_json).join("");
+      const json = c.events
+        .filter((e) => e.data.delta?.type === "input_json_delta")
+        .map((e) => e.data.delta.partial_json)
+        .join("");
       assert.equal(JSON.parse(json).command, "echo hi");
       assert.equal(c.events.find((e) => e.event === "message_delta")!.data.delta.stop_reason, "tool_use");
       assert.equal(m.requests[0].headers["x-api-key"], "<redacted>");
@@ -104,9 +159,13 @@ describe("anthropic mock", { timeout: 30_000 }, () => {
       assert.equal((await fetch(m.url, { method: "HEAD" })).status, 200);
       const models = (await (await fetch(`${m.url}/v1/models`)).json()) as any;
       assert.ok(Array.isArray(models.data) && models.data.length > 0);
-      const ct = (await (await fetch(`${m.url}/v1/messages/count_tokens`, { method: "POST", body: JSON.stringify({ messages: [] }) })).json()) as any;
+      const ct = (await (
+        await fetch(`${m.url}/v1/messages/count_tokens`, { method: "POST", body: JSON.stringify({ messages: [] }) })
+      ).json()) as any;
       assert.equal(typeof ct.input_tokens, "number");
-      const aux = (await (await fetch(`${m.url}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "x", messages: [] }) })).json()) as any;
+      const aux = (await (
+        await fetch(`${m.url}/v1/messages`, { method: "POST", body: JSON.stringify({ model: "x", messages: [] }) })
+      ).json()) as any;
       assert.equal(aux.type, "message");
       assert.equal(m.pending(), 1, "an auxiliary request does not consume the script");
       assert.equal(m.requests.at(-1)!.role, "aux");
@@ -124,7 +183,9 @@ describe("anthropic mock", { timeout: 30_000 }, () => {
   });
 
   test("slow stream stops when the client disconnects", async () => {
-    await withMock(startAnthropicMock([reply.slow(["a", "b", "c", "d", "e", "f"], 1000)]), (m) => checkSlowAbort(m, `${m.url}/v1/messages`, body()));
+    await withMock(startAnthropicMock([reply.slow(["a", "b", "c", "d", "e", "f"], 1000)]), (m) =>
+      checkSlowAbort(m, `${m.url}/v1/messages`, body()),
+    );
   });
 });
 
@@ -138,7 +199,13 @@ describe("responses mock", { timeout: 30_000 }, () => {
       assert.equal(a.events[0].event, "response.created");
       assert.equal(a.events.at(-1)!.event, "response.completed");
       assert.ok(a.events.every((e) => e.event === e.data.type));
-      assert.equal(a.events.filter((e) => e.event === "response.output_text.delta").map((e) => e.data.delta).join(""), "Hi");
+      assert.equal(
+        a.events
+          .filter((e) => e.event === "response.output_text.delta")
+          .map((e) => e.data.delta)
+          .join(""),
+        "Hi",
+      );
       assert.equal(typeof a.events.at(-1)!.data.response.usage.input_tokens, "number");
       const b = await sse(u, body);
       assert.ok(b.events.some((e) => e.event === "response.reasoning_summary_text.delta"));
@@ -189,7 +256,10 @@ describe("chat completions mock", { timeout: 30_000 }, () => {
           body: JSON.stringify({
             model: "m",
             messages: [],
-            response_format: { type: "json_schema", json_schema: { schema: { type: "object", properties: { next_speaker: { enum: ["model", "user"] } } } } },
+            response_format: {
+              type: "json_schema",
+              json_schema: { schema: { type: "object", properties: { next_speaker: { enum: ["model", "user"] } } } },
+            },
           }),
         })
       ).json()) as any;
@@ -231,7 +301,10 @@ describe("gemini mock", { timeout: 30_000 }, () => {
             contents: [],
             generationConfig: {
               responseMimeType: "application/json",
-              responseJsonSchema: { type: "object", properties: { reasoning: { type: "string" }, model_choice: { type: "string", enum: ["pro", "flash"] } } },
+              responseJsonSchema: {
+                type: "object",
+                properties: { reasoning: { type: "string" }, model_choice: { type: "string", enum: ["pro", "flash"] } },
+              },
             },
           }),
         })
@@ -248,14 +321,14 @@ describe("gemini mock", { timeout: 30_000 }, () => {
 });
 
 test("a script function sees each main request and its index", async () => {
-  await withMock(
-    startChatMock({ script: (req, i) => reply.text(`answer ${i} to ${req.body.messages.length} messages`) }),
-    async (m) => {
-      const body = { model: "m", stream: true, messages: [{ role: "user", content: "hi" }], tools: tools.chat };
-      const a = await sse(`${m.url}/v1/chat/completions`, body);
-      const text = a.events.filter((e) => e.data !== "[DONE]").map((e) => e.data.choices[0]?.delta?.content ?? "").join("");
-      assert.equal(text, "answer 0 to 1 messages");
-      assert.throws(() => m.push(reply.text("x")));
-    },
-  );
+  await withMock(startChatMock({ script: (req, i) => reply.text(`answer ${i} to ${req.body.messages.length} messages`) }), async (m) => {
+    const body = { model: "m", stream: true, messages: [{ role: "user", content: "hi" }], tools: tools.chat };
+    const a = await sse(`${m.url}/v1/chat/completions`, body);
+    const text = a.events
+      .filter((e) => e.data !== "[DONE]")
+      .map((e) => e.data.choices[0]?.delta?.content ?? "")
+      .join("");
+    assert.equal(text, "answer 0 to 1 messages");
+    assert.throws(() => m.push(reply.text("x")));
+  });
 });

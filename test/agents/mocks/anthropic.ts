@@ -148,13 +148,21 @@ async function serveMessages(req: RecordedRequest, res: http.ServerResponse, ctx
   for (let index = 0; index < blocks.length; index++) {
     const b = blocks[index];
     if (b.type === "tool_use") {
-      w.event("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      w.event("content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
+      });
       const json = JSON.stringify(b.input);
       for (const piece of chunkText(json, Math.max(1, Math.ceil(json.length / 2)))) {
         w.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } });
       }
     } else if (b.type === "thinking") {
-      w.event("content_block_start", { type: "content_block_start", index, content_block: { type: "thinking", thinking: "", signature: "" } });
+      w.event("content_block_start", {
+        type: "content_block_start",
+        index,
+        content_block: { type: "thinking", thinking: "", signature: "" },
+      });
       for (const piece of b.pieces) {
         w.event("content_block_delta", { type: "content_block_delta", index, delta: { type: "thinking_delta", thinking: piece } });
       }

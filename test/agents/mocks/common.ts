@@ -5,13 +5,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /** One scripted answer to a "main" model request (the agent's conversation turn). */
-export type Reply =
-  | TextReply
-  | ThinkingReply
-  | ToolReply
-  | SlowReply
-  | ErrorReply
-  | CustomReply;
+export type Reply = TextReply | ThinkingReply | ToolReply | SlowReply | ErrorReply | CustomReply;
 
 interface ReplyCommon {
   /** Stays at the head of the queue: every following main request gets it too (for retries). */
@@ -398,7 +392,9 @@ export function valueForSchema(schema: any, key = ""): unknown {
   if (schema.const !== undefined) return schema.const;
   const anyOf = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(anyOf) && anyOf.length) return valueForSchema(anyOf[0], key);
-  const type = String(Array.isArray(schema.type) ? schema.type[0] : (schema.type ?? (schema.properties ? "object" : "string"))).toLowerCase();
+  const type = String(
+    Array.isArray(schema.type) ? schema.type[0] : (schema.type ?? (schema.properties ? "object" : "string")),
+  ).toLowerCase();
   switch (type) {
     case "object": {
       const out: Record<string, unknown> = {};

@@ -47,8 +47,7 @@ export function geminiIsMain(req: RecordedRequest): boolean {
 function shellCall(req: RecordedRequest, command: string): { name: string; args: Record<string, unknown> } {
   const decls: any[] = [];
   for (const t of Array.isArray(req.body?.tools) ? req.body.tools : []) decls.push(...(t?.functionDeclarations ?? []));
-  const d =
-    decls.find((x) => x?.name === "run_shell_command") ?? decls.find((x) => /shell|bash/i.test(String(x?.name)));
+  const d = decls.find((x) => x?.name === "run_shell_command") ?? decls.find((x) => /shell|bash/i.test(String(x?.name)));
   return { name: d?.name ?? "run_shell_command", args: shellArgs(d?.parametersJsonSchema ?? d?.parameters, command) };
 }
 
@@ -109,7 +108,9 @@ async function serveStream(req: RecordedRequest, res: http.ServerResponse, ctx: 
       await texts(chunkText(r.text, r.chunkSize));
       break;
     case "thinking":
-      for (const p of chunkText(r.thinking)) chunk([{ text: p, thought: true }]);
+      // Like the real API's thought summaries: one part, "**Subject**\n\nbody" (Gemini CLI
+      // parses each thought part into subject and description).
+      chunk([{ text: `**Thinking**\n\n${r.thinking}`, thought: true }]);
       await texts(chunkText(r.text));
       break;
     case "slow":
@@ -132,8 +133,13 @@ function serveGenerate(req: RecordedRequest, res: http.ServerResponse, ctx: Hand
     if (r.type === "custom") return r.handle(req, res);
     if (r.type === "error") return sendJson(res, r.status, errorBody(r.status, r.message, r.errorType));
     const text = r.type === "text" || r.type === "thinking" ? r.text : r.type === "slow" ? r.chunks.join("") : "";
-    const parts = r.type === "tool" ? [{ functionCall: { name: r.name ?? "run_shell_command", args: r.args ?? { command: r.command } } }] : [{ text }];
-    return sendJson(res, 200, { candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }], usageMetadata: usage(req, parts), modelVersion: modelOf(req) });
+    const parts =
+      r.type === "tool" ? [{ functionCall: { name: r.name ?? "run_shell_command", args: r.args ?? { command: r.command } } }] : [{ text }];
+    return sendJson(res, 200, {
+      candidates: [{ content: { role: "model", parts }, finishReason: "STOP", index: 0 }],
+      usageMetadata: usage(req, parts),
+      modelVersion: modelOf(req),
+    });
   }
   req.role = "aux";
   const gc = req.body?.generationConfig ?? req.body?.config ?? {};

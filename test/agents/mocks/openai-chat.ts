@@ -101,7 +101,14 @@ async function serveChat(req: RecordedRequest, res: http.ServerResponse, ctx: Ha
     sendJson(
       res,
       r.status,
-      { error: { message: r.message ?? "Mock error", type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error", param: null, code: r.errorType ?? null } },
+      {
+        error: {
+          message: r.message ?? "Mock error",
+          type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error",
+          param: null,
+          code: r.errorType ?? null,
+        },
+      },
       headers,
     );
     return;
@@ -152,7 +159,10 @@ export function startChatMock(script?: Script | MockOptions): Promise<ModelMock>
     if (req.method === "GET" && p.endsWith("/models")) {
       req.served = "models";
       const ids = ["mock-model", "qwen3-coder-plus"];
-      return sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })) });
+      return sendJson(res, 200, {
+        object: "list",
+        data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })),
+      });
     }
     if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
       req.served = "probe";
@@ -161,6 +171,8 @@ export function startChatMock(script?: Script | MockOptions): Promise<ModelMock>
       return;
     }
     req.served = "404";
-    sendJson(res, 404, { error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null } });
+    sendJson(res, 404, {
+      error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
+    });
   });
 }

@@ -62,7 +62,14 @@ async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ct
     sendJson(
       res,
       r.status,
-      { error: { message: r.message ?? "Mock error", type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error", param: null, code: r.errorType ?? null } },
+      {
+        error: {
+          message: r.message ?? "Mock error",
+          type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error",
+          param: null,
+          code: r.errorType ?? null,
+        },
+      },
       headers,
     );
     return;
@@ -88,7 +95,12 @@ async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ct
       output_index,
       item: { id: item_id, type: "message", status: "in_progress", role: "assistant", content: [] },
     });
-    send("response.content_part.added", { item_id, output_index, content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
+    send("response.content_part.added", {
+      item_id,
+      output_index,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    });
     for (const delta of pieces) {
       if (delay && !(await w.sleep(delay))) return false;
       send("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
@@ -185,6 +197,8 @@ export function startResponsesMock(script?: Script | MockOptions): Promise<Model
       return;
     }
     req.served = "404";
-    sendJson(res, 404, { error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null } });
+    sendJson(res, 404, {
+      error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
+    });
   });
 }

@@ -1,16 +1,26 @@
 // Smoke cases for the real agents, run directly (no a4aa) against their loopback mocks: one
 // headless turn per case for the per-turn CLIs, and initialize + session/new +
-// session/prompt for the ACP agents. One test file per agent (smoke/<agent>.test.ts) because
-// scripts/run-tests.mjs bounds each file to 120 s.
+// session/prompt for the ACP agents. One test file per agent and case
+// (smoke/<agent>.<case>.test.ts) because scripts/run-tests.mjs bounds each file to 120 s and
+// some CLIs (opencode, qwen) take 10-40 s per turn on a busy 2-core machine.
 //
-// Default cases: text and tool. A4AA_AGENTS_FULL=1 adds thinking and error (then pass
-// --test-timeout=600000 to run-tests.mjs). A4AA_SAVE_TRANSCRIPTS=1 writes each case's stdout
-// (or, for ACP, the JSON-RPC wire) to test/agents/transcripts/<agent>-<case>.jsonl.
+// Default cases: text and tool. A4AA_AGENTS_FULL=1 also runs thinking and error (skipped
+// otherwise). A4AA_SAVE_TRANSCRIPTS=1 writes each case's stdout (or, for ACP, the JSON-RPC
+// wire) to test/agents/transcripts/<agent>-<case>.jsonl.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { describe, test } from "node:test";
-import { AGENTS_DIR, INSTALL_HINT, agentsInstalled, isNetworkIsolated, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../agents.js";
+import { test } from "node:test";
+import {
+  AGENTS_DIR,
+  INSTALL_HINT,
+  agentsInstalled,
+  isNetworkIsolated,
+  prepareAgent,
+  startMockFor,
+  type AgentName,
+  type AgentRun,
+} from "../agents.js";
 import { AcpStdioClient, agentText, runHeadless, type HeadlessResult } from "../harness.js";
 import { reply, type ModelMock, type Reply } from "../mocks/common.js";
 
@@ -47,8 +57,11 @@ export const CASES: Record<"text" | "tool" | "thinking" | "error", SmokeCase> = 
   error: { script: [reply.error(400, "Mock invalid request")], prompt: "Fail please.", error: true },
 };
 
-function casesToRun(all: readonly (keyof typeof CASES)[]): (keyof typeof CASES)[] {
-  return all.filter((k) => FULL || k === "text" || k === "tool");
+export type CaseName = keyof typeof CASES;
+
+/** Why a case is skipped, or false to run it. */
+function skipReason(kase: CaseName): string | false {
+  return FULL || kase === "text" || kase === "tool" ? false : "extended case: set A4AA_AGENTS_FULL=1";
 }
 
 function save(agent: AgentName, kase: string, lines: string[]): void {
@@ -81,83 +94,85 @@ function assertToolResultSent(mock: ModelMock, detail = ""): void {
 }
 
 function isolationNote(t: { diagnostic(s: string): void }): void {
-  if (!isNetworkIsolated()) t.diagnostic("not network-isolated: relying on env/config to stay on loopback (test/agents/offline.sh isolates)");
+  if (!isNetworkIsolated())
+    t.diagnostic("not network-isolated: relying on env/config to stay on loopback (test/agents/offline.sh isolates)");
 }
 
-/** Registers the headless smoke tests of a per-turn CLI. */
-export function headlessSuite(agent: AgentName, cases: readonly (keyof typeof CASES)[] = ["text", "tool", "thinking", "error"]): void {
-  describe(`${agent} headless against its mock`, () => {
-    for (const kase of casesToRun(cases)) {
-      const c = CASES[kase];
-      test(kase, { timeout: TEST_TIMEOUT_MS }, async (t) => {
-        isolationNote(t);
-        await withAgent(agent, c.script, async (run, mock) => {
-          const r = await runHeadless(run, run.headlessArgs(c.prompt, { tools: c.tools }), { timeoutMs: TURN_TIMEOUT_MS });
-          save(agent, kase, r.stdout.split("\n"));
-          t.diagnostic(`exit ${r.code} in ${r.ms} ms, ${r.events.length} JSON events, ${mock.requests.length} requests (${mock.mainRequests().length} main)`);
-          assert.ok(!r.timedOut, `timed out\n${describeRun(r)}`);
-          assert.ok(mock.mainRequests().length >= 1, `the mock got no main request\n${describeRun(r)}`);
-          if (c.error) {
-            // Each CLI reports an API error its own way (see README); all end the turn.
-            assert.ok(r.code !== 0 || /error/i.test(r.stdout), `no error reported\n${describeRun(r)}`);
-            return;
-          }
-          assert.equal(r.code, 0, describeRun(r));
-          const text = agentText(agent, r.events);
-          assert.ok(text.includes(c.expect!), `expected ${JSON.stringify(c.expect)} in the answer, got ${JSON.stringify(text)}\n${describeRun(r)}`);
-          if (kase === "tool") assertToolResultSent(mock, describeRun(r));
-          else assert.equal(mock.mainRequests().length, c.script.length, `unexpected extra main requests\n${describeRun(r)}`);
-        });
-      });
-    }
+/** Registers one headless smoke test of a per-turn CLI. */
+export function headlessCase(agent: AgentName, kase: CaseName): void {
+  const c = CASES[kase];
+  test(`${agent} headless against its mock: ${kase}`, { timeout: TEST_TIMEOUT_MS, skip: skipReason(kase) }, async (t) => {
+    isolationNote(t);
+    await withAgent(agent, c.script, async (run, mock) => {
+      const r = await runHeadless(run, run.headlessArgs(c.prompt, { tools: c.tools }), { timeoutMs: TURN_TIMEOUT_MS });
+      save(agent, kase, r.stdout.split("\n"));
+      t.diagnostic(
+        `exit ${r.code} in ${r.ms} ms, ${r.events.length} JSON events, ${mock.requests.length} requests (${mock.mainRequests().length} main)`,
+      );
+      assert.ok(!r.timedOut, `timed out\n${describeRun(r)}`);
+      assert.ok(mock.mainRequests().length >= 1, `the mock got no main request\n${describeRun(r)}`);
+      if (c.error) {
+        // Each CLI reports an API error its own way (see README); all end the turn.
+        assert.ok(r.code !== 0 || /error/i.test(r.stdout), `no error reported\n${describeRun(r)}`);
+        return;
+      }
+      assert.equal(r.code, 0, describeRun(r));
+      const text = agentText(agent, r.events);
+      assert.ok(
+        text.includes(c.expect!),
+        `expected ${JSON.stringify(c.expect)} in the answer, got ${JSON.stringify(text)}\n${describeRun(r)}`,
+      );
+      if (kase === "tool") assertToolResultSent(mock, describeRun(r));
+      else assert.equal(mock.mainRequests().length, c.script.length, `unexpected extra main requests\n${describeRun(r)}`);
+    });
   });
 }
 
-/** Registers the ACP smoke tests of an ACP agent. */
-export function acpSuite(agent: AgentName, cases: readonly (keyof typeof CASES)[] = ["text", "tool", "thinking"]): void {
-  describe(`${agent} over ACP against its mock`, () => {
-    for (const kase of casesToRun(cases)) {
-      const c = CASES[kase];
-      test(kase, { timeout: TEST_TIMEOUT_MS }, async (t) => {
-        isolationNote(t);
-        await withAgent(agent, c.script, async (run, mock) => {
-          const client = new AcpStdioClient(run);
-          const t0 = Date.now();
-          try {
-            const init = await client.request("initialize", {
-              protocolVersion: 1,
-              clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-              clientInfo: { name: "a4aa-smoke", version: "0.0.0" },
-            });
-            assert.equal(init.protocolVersion, 1);
-            const session = await client.request("session/new", { cwd: run.cwd, mcpServers: [] });
-            assert.equal(typeof session.sessionId, "string");
-            const result = await client.request(
-              "session/prompt",
-              { sessionId: session.sessionId, prompt: [{ type: "text", text: c.prompt }] },
-              TURN_TIMEOUT_MS,
-            );
-            t.diagnostic(`stopReason ${result.stopReason} after ${Date.now() - t0} ms, ${client.updates.length} updates`);
-            assert.equal(result.stopReason, "end_turn");
-            const text = client.messageText(session.sessionId);
-            assert.ok(text.includes(c.expect!), `expected ${JSON.stringify(c.expect)}, got ${JSON.stringify(text)}`);
-            if (kase === "tool") {
-              assertToolResultSent(mock);
-              // gemini --acp (0.61) sends no `tool_call` before asking permission: only a
-              // `tool_call_update` for the id named in session/request_permission.
-              assert.ok(
-                client.updates.some((u) => u.update?.sessionUpdate === "tool_call" || u.update?.sessionUpdate === "tool_call_update"),
-                "a tool_call / tool_call_update was sent",
-              );
-            }
-          } catch (err) {
-            throw new Error(`${String(err)}\n--- stderr (tail)\n${client.stderr.slice(-3000)}`);
-          } finally {
-            await client.close();
-            save(agent, kase, client.wire.map((w) => JSON.stringify(w)));
-          }
+/** Registers one ACP smoke test of an ACP agent. */
+export function acpCase(agent: AgentName, kase: CaseName): void {
+  const c = CASES[kase];
+  test(`${agent} over ACP against its mock: ${kase}`, { timeout: TEST_TIMEOUT_MS, skip: skipReason(kase) }, async (t) => {
+    isolationNote(t);
+    await withAgent(agent, c.script, async (run, mock) => {
+      const client = new AcpStdioClient(run);
+      const t0 = Date.now();
+      try {
+        const init = await client.request("initialize", {
+          protocolVersion: 1,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: "a4aa-smoke", version: "0.0.0" },
         });
-      });
-    }
+        assert.equal(init.protocolVersion, 1);
+        const session = await client.request("session/new", { cwd: run.cwd, mcpServers: [] });
+        assert.equal(typeof session.sessionId, "string");
+        const result = await client.request(
+          "session/prompt",
+          { sessionId: session.sessionId, prompt: [{ type: "text", text: c.prompt }] },
+          TURN_TIMEOUT_MS,
+        );
+        t.diagnostic(`stopReason ${result.stopReason} after ${Date.now() - t0} ms, ${client.updates.length} updates`);
+        assert.equal(result.stopReason, "end_turn");
+        const text = client.messageText(session.sessionId);
+        assert.ok(text.includes(c.expect!), `expected ${JSON.stringify(c.expect)}, got ${JSON.stringify(text)}`);
+        if (kase === "tool") {
+          assertToolResultSent(mock);
+          // gemini --acp (0.61) sends no `tool_call` before asking permission: only a
+          // `tool_call_update` for the id named in session/request_permission.
+          assert.ok(
+            client.updates.some((u) => u.update?.sessionUpdate === "tool_call" || u.update?.sessionUpdate === "tool_call_update"),
+            "a tool_call / tool_call_update was sent",
+          );
+        }
+      } catch (err) {
+        throw new Error(`${String(err)}\n--- stderr (tail)\n${client.stderr.slice(-3000)}`);
+      } finally {
+        await client.close();
+        save(
+          agent,
+          kase,
+          client.wire.map((w) => JSON.stringify(w)),
+        );
+      }
+    });
   });
 }

@@ -1,0 +1,4 @@
+// claude-agent-acp over ACP (stdio), against its loopback mock: the error case (see cases.ts).
+import { acpCase } from "./cases.js";
+
+acpCase("claude-agent-acp", "error");

@@ -1,4 +1,0 @@
-// claude-agent-acp over ACP (stdio), against its loopback mock (see cases.ts).
-import { acpSuite } from "./cases.js";
-
-acpSuite("claude-agent-acp");

@@ -1,4 +1,0 @@
-// claude, headless, against its loopback mock (see cases.ts).
-import { headlessSuite } from "./cases.js";
-
-headlessSuite("claude");

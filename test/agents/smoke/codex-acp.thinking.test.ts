@@ -1,0 +1,4 @@
+// codex-acp over ACP (stdio), against its loopback mock: the thinking case (see cases.ts).
+import { acpCase } from "./cases.js";
+
+acpCase("codex-acp", "thinking");

@@ -1,4 +1,0 @@
-// codex, headless, against its loopback mock (see cases.ts).
-import { headlessSuite } from "./cases.js";
-
-headlessSuite("codex");

@@ -1,0 +1,4 @@
+// codex, headless, against its loopback mock: the tool case (see cases.ts).
+import { headlessCase } from "./cases.js";
+
+headlessCase("codex", "tool");

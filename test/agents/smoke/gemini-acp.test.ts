@@ -1,4 +1,0 @@
-// gemini-acp over ACP (stdio), against its loopback mock (see cases.ts).
-import { acpSuite } from "./cases.js";
-
-acpSuite("gemini-acp");

@@ -1,0 +1,4 @@
+// gemini, headless, against its loopback mock: the thinking case (see cases.ts).
+import { headlessCase } from "./cases.js";
+
+headlessCase("gemini", "thinking");

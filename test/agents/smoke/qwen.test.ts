@@ -1,4 +1,0 @@
-// qwen, headless, against its loopback mock (see cases.ts).
-import { headlessSuite } from "./cases.js";
-
-headlessSuite("qwen");
