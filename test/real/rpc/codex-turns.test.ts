@@ -100,3 +100,21 @@ test("resume: a thread continues in a new session (a new codex process) with its
   assert.match(bad.error?.data.detail, /no rollout found/);
   await finish(r);
 });
+
+test("R-CANCEL-1: a cancel sent right behind the prompt (before turn/started) still interrupts the turn", { skip }, async () => {
+  const chunks = Array.from({ length: 200 }, (_, i) => `tick ${i} `);
+  // The interrupt may land before Codex asks the model at all: reply by what was asked.
+  const script = (req: any) => (userTexts(req).at(-1) === "stream slowly" ? reply.slow(chunks, 100) : reply.text("next"));
+  const r = await startCodex(script, { args: ["--cancel-grace", "60000", "--log-level", "debug"] });
+  const sid = await r.open();
+  const t0 = Date.now();
+  const p = r.h.call("session/prompt", { sessionId: sid, text: "stream slowly" });
+  const c = r.h.call("session/cancel", { sessionId: sid });
+  assert.deepEqual((await c).result, {});
+  const out = await p;
+  assert.equal(out.result?.stopReason, "cancelled");
+  assert.ok(Date.now() - t0 < 20_000, "Codex ended the turn (not the 60 s grace timer)");
+  assert.ok(r.h.events(sid).filter((e) => e.type === "messageChunk").length < 100, "the stream was cut short");
+  assert.equal((await r.h.ok("session/prompt", { sessionId: sid, text: "again" })).text, "next");
+  await finish(r);
+});
