@@ -238,6 +238,8 @@ export class CodexLaneSession implements LaneSession {
 
   async prompt(input: TurnInput): Promise<TurnOutcome> {
     if (this.fatal) throw this.fatal;
+    // A turn the session layer already settled (cancelled, grace elapsed) is let go.
+    this.turn?.fail(new Error("superseded by a new turn"));
     const turn = new ActiveTurn();
     this.turn = turn;
     this.usage.startTurn();
