@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -74,7 +75,7 @@ func startSidecar(t testing.TB, opts Options) *Client {
 		opts.Command = sidecarCommand(t)
 	}
 	if opts.Stderr == nil {
-		opts.Stderr = &testLog{t: t}
+		opts.Stderr = newTestLog(t)
 	}
 	if opts.CloseTimeout == 0 {
 		opts.CloseTimeout = 20 * time.Second
@@ -93,12 +94,32 @@ func testCtx(t testing.TB) context.Context {
 	return ctx
 }
 
-// testLog forwards the sidecar's stderr to the test log (shown on failure or -v).
-type testLog struct{ t testing.TB }
+// testLog keeps the sidecar's stderr and prints its tail only when the test fails.
+type testLog struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func newTestLog(t testing.TB) *testLog {
+	l := &testLog{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			tail := l.buf
+			if len(tail) > 8000 {
+				tail = tail[len(tail)-8000:]
+			}
+			t.Logf("sidecar stderr:\n%s", tail)
+		}
+	})
+	return l
+}
 
 func (l *testLog) Write(p []byte) (int, error) {
-	defer func() { _ = recover() }() // a log after the test ended
-	l.t.Log(strings.TrimRight(string(p), "\n"))
+	l.mu.Lock()
+	l.buf = append(l.buf, p...)
+	l.mu.Unlock()
 	return len(p), nil
 }
 

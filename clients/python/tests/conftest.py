@@ -12,7 +12,10 @@ from typing import Callable, Iterator, List
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "clients" / "python" / "src"))  # the source, also when not installed
+try:  # the installed package (pip install ./clients/python), else the source
+    import a4aa  # noqa: F401
+except ImportError:
+    sys.path.insert(0, str(ROOT / "clients" / "python" / "src"))
 
 from a4aa import AcpAgentSpec, Client, Command, SanitizedEnvPolicy  # noqa: E402
 
@@ -47,6 +50,12 @@ def example_spec() -> AcpAgentSpec:
         id="example",
         command=Command(program=node(), args=[str(agent)], env=SanitizedEnvPolicy(inherit=["PATH", "HOME"])),
     )
+
+
+def pytest_report_header() -> str:
+    import a4aa
+
+    return f"a4aa client from {Path(a4aa.__file__).parent}"
 
 
 @pytest.fixture

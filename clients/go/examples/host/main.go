@@ -1,0 +1,40 @@
+// Command host drives an ACP agent through `a4aa serve` (on PATH): go run ./examples/host node agent.js
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	a4aa "github.com/a4aa/a4aa/clients/go"
+)
+
+func main() {
+	ctx := context.Background()
+	allow := func(ctx context.Context, req a4aa.PermissionRequest) (a4aa.PermissionResponse, error) {
+		return a4aa.PermissionSelected{Selected: req.Options[0].OptionID}, nil
+	}
+	client := must(a4aa.Start(a4aa.Options{Permission: allow}))
+	open := must(client.SessionOpen(ctx, a4aa.SessionOpenParams{Spec: a4aa.AcpAgentSpec{ID: "example",
+		Command: a4aa.Command{Program: os.Args[1], Args: os.Args[2:], Env: a4aa.SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}}}}))
+	out := must(client.SessionPrompt(ctx, a4aa.SessionPromptParams{SessionID: open.SessionID, Text: "Hello!"}))
+	must(client.SessionClose(ctx, a4aa.SessionCloseParams{SessionID: open.SessionID}))
+	for ev := range client.Events(open.SessionID) { // in the order sent; ends after the close
+		switch e := ev.(type) {
+		case a4aa.MessageChunkEvent:
+			fmt.Print(e.Text)
+		case a4aa.ToolCallEvent:
+			fmt.Printf("[%s: %s]\n", e.Kind, e.Title)
+		}
+	}
+	fmt.Printf("\nstop reason: %s\n", out.StopReason)
+	must(0, client.Close()) // EOF: the sidecar closes every session and exits 0
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		log.Fatal(err)
+	}
+	return v
+}
