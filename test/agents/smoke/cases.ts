@@ -32,6 +32,9 @@ const TURN_TIMEOUT_MS = 75_000;
 const TEST_TIMEOUT_MS = 100_000;
 
 export const TOOL_COMMAND = "echo a4aa-ok | tr a-z A-Z";
+/** The ACP tool case writes a file, so that adapters that skip asking for read-only commands ask. */
+export const ACP_TOOL_FILE = "a4aa-made-this";
+export const ACP_TOOL_COMMAND = `touch ${ACP_TOOL_FILE} && ${TOOL_COMMAND}`;
 /** Appears only in the command's output, never in the command itself. */
 export const TOOL_OUTPUT = "A4AA-OK";
 
@@ -54,7 +57,8 @@ export const CASES: Record<"text" | "tool" | "thinking" | "error", SmokeCase> = 
     expect: "Tool turn finished.",
   },
   thinking: { script: [reply.thinking("Thinking it over.", "Thought done.")], prompt: "Think.", expect: "Thought done." },
-  error: { script: [reply.error(400, "Mock invalid request")], prompt: "Fail please.", error: true },
+  // Sticky: claude-agent-acp retries a 400 (six requests in all) before giving up.
+  error: { script: [{ ...reply.error(400, "Mock invalid request"), sticky: true }], prompt: "Fail please.", error: true },
 };
 
 export type CaseName = keyof typeof CASES;
@@ -132,7 +136,8 @@ export function headlessCase(agent: AgentName, kase: CaseName): void {
 
 /** Registers one ACP smoke test of an ACP agent. */
 export function acpCase(agent: AgentName, kase: CaseName): void {
-  const c = CASES[kase];
+  const c: SmokeCase =
+    kase === "tool" ? { ...CASES.tool, script: [reply.shell(ACP_TOOL_COMMAND), reply.text("Tool turn finished.")] } : CASES[kase];
   test(`${agent} over ACP against its mock: ${kase}`, { timeout: TEST_TIMEOUT_MS, skip: skipReason(kase) }, async (t) => {
     isolationNote(t);
     await withAgent(agent, c.script, async (run, mock) => {
@@ -169,6 +174,9 @@ export function acpCase(agent: AgentName, kase: CaseName): void {
         assert.ok(text.includes(c.expect!), `expected ${JSON.stringify(c.expect)}, got ${JSON.stringify(text)}`);
         if (kase === "tool") {
           assertToolResultSent(mock);
+          assert.ok(fs.existsSync(path.join(run.cwd, ACP_TOOL_FILE)), "the command ran in the session's cwd");
+          const asked = client.wire.some((w) => w.dir === "recv" && w.msg.method === "session/request_permission");
+          t.diagnostic(`permission asked: ${asked}`);
           // gemini --acp (0.61) sends no `tool_call` before asking permission: only a
           // `tool_call_update` for the id named in session/request_permission.
           assert.ok(
