@@ -23,10 +23,13 @@ export interface ClaudeResultOptions {
 }
 
 export class ClaudeStreamMapper {
-  /** Message ids whose text or thinking already came as deltas. */
-  private readonly streamed = new Set<string>();
-  private streamingId: string | undefined;
-  private streamedAnon = false;
+  /**
+   * Text / thinking that came as deltas since the last `assistant` message: that message
+   * repeats it. (Claude Code repeats the stream's message id; Qwen Code gives each block's
+   * message a new id, so ids cannot tell.)
+   */
+  private streamedText = false;
+  private streamedThinking = false;
   /** Tool calls announced, by id, with their kind. */
   readonly tools = new Map<string, { name: string; kind: ToolKind }>();
 
@@ -65,17 +68,13 @@ export class ClaudeStreamMapper {
   private streamEvent(ev: Obj, msg: Obj): void {
     if (msg.parent_tool_use_id) return; // a sub-agent's deltas: its blocks follow as messages
     switch (ev.type) {
-      case "message_start":
-        this.streamingId = str(obj(ev.message).id);
-        this.streamedAnon = false;
-        return;
       case "content_block_delta": {
         const d = obj(ev.delta);
         if (d.type === "text_delta" && typeof d.text === "string") {
-          this.markStreamed();
+          this.streamedText = true;
           if (d.text) this.emit({ type: "messageChunk", text: d.text });
         } else if (d.type === "thinking_delta" && typeof d.thinking === "string") {
-          this.markStreamed();
+          this.streamedThinking = true;
           if (d.thinking) this.emit({ type: "thoughtChunk", text: d.thinking });
         }
         // input_json_delta, signature_delta: the whole block follows in an `assistant` message.
@@ -87,24 +86,20 @@ export class ClaudeStreamMapper {
     }
   }
 
-  private markStreamed(): void {
-    if (this.streamingId) this.streamed.add(this.streamingId);
-    else this.streamedAnon = true;
-  }
-
   private assistant(msg: Obj): void {
     const m = obj(msg.message);
-    const id = str(m.id);
     const sub = !!msg.parent_tool_use_id;
-    const streamed = (id !== undefined && this.streamed.has(id)) || (id === undefined && this.streamedAnon);
+    const skipText = !sub && this.streamedText;
+    const skipThinking = !sub && this.streamedThinking;
+    if (!sub) this.streamedText = this.streamedThinking = false;
     const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : arr(m.content);
     for (const b of content) {
       if (!isObj(b)) continue;
       if (b.type === "text" && typeof b.text === "string") {
         if (sub) this.emit({ type: "raw", source: "stdout", payload: json(msg) });
-        else if (!streamed && b.text) this.emit({ type: "messageChunk", text: b.text });
+        else if (!skipText && b.text) this.emit({ type: "messageChunk", text: b.text });
       } else if (b.type === "thinking" && typeof b.thinking === "string") {
-        if (!streamed && !sub && b.thinking) this.emit({ type: "thoughtChunk", text: b.thinking });
+        if (!skipThinking && !sub && b.thinking) this.emit({ type: "thoughtChunk", text: b.thinking });
       } else if (b.type === "tool_use" || b.type === "server_tool_use") {
         const toolId = str(b.id) ?? `tool-${this.tools.size + 1}`;
         const name = str(b.name) ?? "tool";

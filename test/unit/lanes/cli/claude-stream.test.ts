@@ -29,6 +29,21 @@ describe("cli lane: Claude-style stream", () => {
     ]);
   });
 
+  it("Qwen Code gives each block's message its own id: streamed thinking and text are still not repeated", () => {
+    const tdelta = (thinking: string) => ({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking } } });
+    const { events } = map([
+      { type: "stream_event", event: { type: "message_start", message: { id: "a" } } },
+      tdelta("Ponder"),
+      { type: "assistant", message: { id: "a", content: [{ type: "thinking", thinking: "Ponder" }] } },
+      delta("Done."),
+      { type: "assistant", message: { id: "b", content: [{ type: "text", text: "Done." }] } },
+    ]);
+    assert.deepEqual(events, [
+      { type: "thoughtChunk", text: "Ponder" },
+      { type: "messageChunk", text: "Done." },
+    ]);
+  });
+
   it("without deltas (amp) the assistant blocks are the text; tool use and result are paired", () => {
     const { events, ids } = map([
       { type: "system", subtype: "init", session_id: "T-1" },
