@@ -131,7 +131,7 @@ export class SessionManager implements SessionService {
     }
   }
 
-  prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
+  async prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
     const s = this.get(params.sessionId, "prompt");
     return s.prompt({ text: params.text, model: params.model, effort: params.effort });
   }

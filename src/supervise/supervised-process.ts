@@ -158,7 +158,10 @@ export abstract class SupervisedProcess {
 
     steps.push("stdin");
     this.closeInput();
-    await Promise.race([this.exited, sleep(opts.stdinGraceMs ?? 1500)]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, opts.stdinGraceMs ?? 1500)))]);
+    // Cleared, or the sidecar could not exit until the grace period had passed anyway.
+    clearTimeout(timer);
     if (!gone()) {
       // The agent may have started more children since: look again.
       if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((x) => x.pid === d.pid)) stragglers.push(d);
