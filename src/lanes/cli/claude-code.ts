@@ -5,8 +5,8 @@ import type { LaneContext } from "../lane.js";
 import type { SelectorRules } from "./common.js";
 import type { StreamJsonFlavor } from "./stream-json-session.js";
 
-/** `--permission-mode` values of Claude Code 2.1. */
-export const CLAUDE_MODES = ["default", "acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"] as const;
+/** `--permission-mode` choices of Claude Code 2.1.197 (the pinned test peer). */
+export const CLAUDE_MODES = ["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"] as const;
 
 export const claudeRules: SelectorRules = {
   model: true,

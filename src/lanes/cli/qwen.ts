@@ -6,7 +6,8 @@ import type { LaneContext } from "../lane.js";
 import type { SelectorRules } from "./common.js";
 import type { StreamJsonFlavor } from "./stream-json-session.js";
 
-export const QWEN_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] as const;
+/** `--approval-mode` choices of Qwen Code 0.15.10 (the pinned test peer). */
+export const QWEN_MODES = ["plan", "default", "auto-edit", "yolo"] as const;
 
 export const qwenRules: SelectorRules = {
   model: true,

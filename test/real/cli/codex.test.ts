@@ -5,7 +5,7 @@ realSuite({
   agent: "codex",
   driver: "codex",
   npmPackage: "@openai/codex",
-  thoughts: false,
+  thoughts: true,
   errorCode: "agent_failed",
   asks: false,
   refused: { mode: "plan" },

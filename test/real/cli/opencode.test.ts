@@ -5,7 +5,7 @@ realSuite({
   agent: "opencode",
   driver: "opencode",
   npmPackage: "opencode-ai",
-  thoughts: false,
+  thoughts: true,
   errorCode: "agent_failed",
   asks: false,
   refused: { permission: "acceptEdits" },

@@ -5,7 +5,7 @@ realSuite({
   agent: "qwen",
   driver: "qwen",
   npmPackage: "@qwen-code/qwen-code",
-  thoughts: false,
+  thoughts: true,
   errorCode: "agent_failed",
   asks: true,
   refused: { effort: "high" },
