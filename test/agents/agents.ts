@@ -240,6 +240,24 @@ function geminiStyleSettings(authType: string, extra: Record<string, unknown> = 
   );
 }
 
+/** Scratch folders not cleaned up yet: removed when this process exits, whatever happens. */
+const liveScratch = new Set<string>();
+let exitHookInstalled = false;
+function trackScratch(dir: string): void {
+  liveScratch.add(dir);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const d of liveScratch) {
+      try {
+        fs.rmSync(d, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        /* best effort */
+      }
+    }
+  });
+}
+
 /**
  * Makes a scratch HOME for `name`, writes its config files pointing at `mock.url`, and
  * returns how to run it. Call cleanup() when done.
@@ -248,6 +266,7 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
   const root = opts.scratchRoot ?? os.tmpdir();
   fs.mkdirSync(root, { recursive: true });
   const dir = fs.mkdtempSync(path.join(root, `a4aa-${name}-`));
+  trackScratch(dir);
   const home = path.join(dir, "home");
   const cwd = path.join(dir, "work");
   const tmp = path.join(dir, "tmp");
@@ -266,6 +285,9 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
     XDG_STATE_HOME: path.join(home, ".local", "state"),
     XDG_CACHE_HOME: path.join(home, ".cache"),
     NO_COLOR: "1",
+    // Anything that asks the npm registry (opencode installs @opencode-ai/plugin in its config
+    // folder in the background; update checks) asks the mock instead, which answers 404.
+    npm_config_registry: `${url}/npm-registry/`,
   };
   let model: string;
   let args: string[] = [];
@@ -408,7 +430,9 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
     }),
     headlessArgs: (prompt, o = {}) => [...args, ...headless(prompt, o.tools ?? false, o.thinking ?? false)],
     cleanup: async () => {
-      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 3 });
+      // An agent's leftover children may still be writing (codex's sqlite WAL): retry.
+      await fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      liveScratch.delete(dir);
     },
   };
   return run;
