@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Runs node's test runner on the compiled tests (*.test.js) under the given folders,
-// e.g. `node scripts/run-tests.mjs test/unit test/integration`. Folders are source paths;
-// the compiled files live under dist/. Extra flags (--test-name-pattern=…) pass through.
+// Runs node's test runner on the compiled tests (*.test.js) under the given folders or
+// files, e.g. `node scripts/run-tests.mjs test/unit test/agents/mocks.test.ts`. Paths are
+// source paths; the compiled files live under dist/. Flags (--test-name-pattern=…) pass through.
 import { readdirSync, statSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -22,12 +22,14 @@ function collect(dir, out) {
 
 const files = [];
 for (const d of dirs.length ? dirs : ["test/unit", "test/integration"]) {
-  const compiled = path.join(root, "dist", d);
+  // A source path (folder or one .test.ts file); the compiled twin lives under dist/.
+  const compiled = path.join(root, "dist", d.replace(/\.ts$/, ".js"));
   if (!existsSync(compiled)) {
     console.error(`run-tests: ${compiled} does not exist (run npm run build first)`);
     process.exit(1);
   }
-  collect(compiled, files);
+  if (statSync(compiled).isDirectory()) collect(compiled, files);
+  else files.push(compiled);
 }
 if (!files.length) {
   console.error("run-tests: no test files found");
