@@ -114,8 +114,14 @@ export function realSuite(cfg: RealConfig): void {
     it("resume: the second turn and a session opened with resume carry the first turn's history", T, () =>
       withAgent([reply.text("First answer."), reply.text("Second answer."), reply.text("Third answer.")], async ({ h, spec, run, options, mock }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
-        assert.equal((await prompt(h, s.sessionId, "First question.")).text, "First answer.");
-        assert.equal((await prompt(h, s.sessionId, "Second question.")).text, "Second answer.");
+        const first = await prompt(h, s.sessionId, "First question.");
+        assert.equal(first.text, "First answer.");
+        const second = await prompt(h, s.sessionId, "Second question.");
+        assert.equal(second.text, "Second answer.");
+        // TurnOutcome.usage is the turn's own, also where the CLI reports running totals
+        // (Codex, Qwen Code; Claude Code's cost): a running total would about double.
+        assert.ok(second.usage.inputTokens < first.usage.inputTokens * 1.5, `turn usage ${JSON.stringify([first.usage, second.usage])}`);
+        if (first.usage.costUsd) assert.ok(second.usage.costUsd < first.usage.costUsd * 1.5, "the turn's own cost");
         assert.match(bodyText(mock, 1), /First answer\./, "the second request holds the first turn");
         const native = h.eventsOf(s.sessionId).filter((e) => e.type === "sessionInfo").pop()?.nativeSessionId ?? s.nativeSessionId;
         await h.request("session/close", { sessionId: s.sessionId });
