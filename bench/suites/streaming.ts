@@ -28,7 +28,7 @@ const processCpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-async function floor(n: number): Promise<StreamRun> {
+export async function floor(n: number): Promise<StreamRun> {
   const agent = track({ cmd: process.execPath, args: [FLOOD_AGENT] });
   try {
     const conn = new Conn(agent.stdin!, agent.stdout!);
@@ -81,7 +81,7 @@ async function sdk(n: number): Promise<StreamRun> {
   }
 }
 
-async function sidecar(n: number): Promise<StreamRun> {
+export async function sidecar(n: number): Promise<StreamRun> {
   const side = startSidecar();
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
