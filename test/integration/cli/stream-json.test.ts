@@ -149,6 +149,24 @@ for (const c of CASES) {
         ]);
       }));
 
+    it("R-PERM-1 R-CLOSE-1: close while a permission request is pending: the turn settles, the agent is denied, nothing is left", () =>
+      withHost(async (h) => {
+        const s = await open(h, { spec: spec() });
+        h.onPermission = () => new Promise(() => {});
+        const p = prompt(h, s.sessionId, "perm").then(
+          (o) => o.stopReason,
+          (e) => e.code,
+        );
+        for (let i = 0; i < 200 && h.permissionRequests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(h.permissionRequests.length, 1);
+        const groups = h.leftovers();
+        assert.deepEqual(await h.request("session/close", { sessionId: s.sessionId }), {});
+        assert.ok(["cancelled", "session_closed"].includes(await p));
+        for (const g of groups) assert.deepEqual(groupAlive(g), []);
+        const resolved = h.eventsOf(s.sessionId).find((e) => e.type === "permissionResolved");
+        assert.equal(resolved?.outcome, "cancelled");
+      }));
+
     it("permission_denials the CLI decided by itself surface as permissionResolved events", () =>
       withHost(async (h) => {
         const s = await open(h, { spec: spec() });
