@@ -56,6 +56,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   const peer: JsonRpcPeer = new JsonRpcPeer({
     sendLine: (line) => writer.writeLine(line),
+    sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
     requireVersion: true,
     writeVersion: true,
     allowBatch: true,

@@ -2,9 +2,10 @@
 // by maxOutputBytes), the peer, host backpressure, and what to do with lines that are
 // not JSON-RPC. Used by every lane whose agent speaks JSON-RPC (acp, rpc).
 import type { Readable, Writable } from "node:stream";
-import { JsonRpcPeer, type PeerOptions } from "./json-rpc.js";
+import { JsonRpcPeer, needsSourceText, type PeerOptions } from "./json-rpc.js";
+import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
 import { LineReader, isBlank } from "./line-reader.js";
-import { pauseWithGate, type FlowGate } from "./ndjson-writer.js";
+import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
 
 export interface AgentLinkOptions
   extends Pick<PeerOptions, "onRequest" | "onNotification" | "toRpcError" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
@@ -28,10 +29,12 @@ export class AgentLink {
   private ended = false;
 
   constructor(private readonly o: AgentLinkOptions) {
+    // Unbatched: the stop ladder may end stdin right after a write. A big message (a
+    // 64 MiB prompt) still goes out a slice at a time, in order with what follows it.
+    const writer = new NdjsonWriter(o.stdin, { batch: false });
     this.peer = new JsonRpcPeer({
-      sendLine: (line) => {
-        if (!o.stdin.destroyed && o.stdin.writable) o.stdin.write(line + "\n");
-      },
+      sendLine: (line) => writer.writeLine(line),
+      sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
       onRequest: o.onRequest,
       onNotification: o.onNotification,
       toRpcError: o.toRpcError,
@@ -42,25 +45,29 @@ export class AgentLink {
       allowBatch: false,
       onInvalid: (reason, msg) => o.onNoise(JSON.stringify(msg), reason),
     });
-    const reader = new LineReader({
-      maxLineBytes: o.maxLineBytes,
-      onOversize: (bytes) => o.onOverflow(bytes),
-      onLine: (line) => {
-        if (line.length === 0 || isBlank(line)) return;
-        const text = line.toString("utf8");
+    const lines = new LineSequencer({
+      parse: (text) => {
         // Fast path: a JSON-RPC message is an object.
         if (text.charCodeAt(0) !== 123 /* { */) {
           o.onNoise(text, "not a JSON object");
-          return;
+          return SKIP;
         }
-        let value: unknown;
         try {
-          value = JSON.parse(text);
+          return JSON.parse(text);
         } catch {
           o.onNoise(text, "not JSON");
-          return;
+          return SKIP;
         }
-        this.peer.handle(value, text);
+      },
+      needsText: needsSourceText,
+      deliver: (value, text) => this.peer.handle(value, text),
+    });
+    const reader = new LineReader({
+      maxLineBytes: o.maxLineBytes,
+      onOversize: (bytes) => lines.then(() => o.onOverflow(bytes)),
+      onLine: (line) => {
+        if (line.length === 0 || isBlank(line)) return;
+        lines.push(line.toString("utf8"), line.length >= BIG_LINE_BYTES);
       },
     });
     o.stdout.on("data", (chunk: Buffer) => reader.push(chunk));
@@ -68,8 +75,10 @@ export class AgentLink {
       if (this.ended) return;
       this.ended = true;
       reader.end();
-      this.detachGate();
-      o.onEnd?.();
+      lines.then(() => {
+        this.detachGate();
+        o.onEnd?.();
+      });
     };
     o.stdout.once("end", end);
     o.stdout.once("close", end);

@@ -3,57 +3,88 @@
 import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import { A4aaError } from "../errors.js";
+import { needsSourceText } from "./json-rpc.js";
+import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
 import { LineReader, isBlank } from "./line-reader.js";
 
 export interface FrameHandlers {
-  /** A parsed message and the text it was parsed from. */
-  onMessage: (value: unknown, text: string) => void;
+  /**
+   * A parsed message and the text it was parsed from — for a big line only when the
+   * message needs it (an id to echo verbatim, see needsSourceText): its text can then be
+   * freed before the message is handled.
+   */
+  onMessage: (value: unknown, text: string | undefined) => void;
   /** A line that is not a message; the stream goes on. */
   onFrameError: (error: A4aaError) => void;
   onEnd: () => void;
 }
 
-export function frameParser(maxLineBytes: number, h: Pick<FrameHandlers, "onMessage" | "onFrameError">): LineReader {
-  return new LineReader({
+export interface FrameParser {
+  push(chunk: Buffer): void;
+  /** The stream ended: a last line without `\n` still counts. */
+  end(): void;
+  /** Runs `fn` once every line pushed so far has been handled (big lines take a moment). */
+  afterLines(fn: () => void): void;
+}
+
+/** A parser that hands every message over with the text it was parsed from. */
+export function frameParser(
+  maxLineBytes: number,
+  h: { onMessage: (value: unknown, text: string) => void; onFrameError: FrameHandlers["onFrameError"] },
+): FrameParser {
+  return parser(maxLineBytes, h as Pick<FrameHandlers, "onMessage" | "onFrameError">, true);
+}
+
+function parser(maxLineBytes: number, h: Pick<FrameHandlers, "onMessage" | "onFrameError">, keepText: boolean): FrameParser {
+  const lines = new LineSequencer({
+    parse: (text) => {
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        h.onFrameError(new A4aaError("parse_error", "transport", `the line is not JSON: ${(e as Error).message}`));
+        return SKIP;
+      }
+    },
+    needsText: keepText ? () => true : needsSourceText,
+    deliver: (value, text) => h.onMessage(value, text),
+  });
+  const reader = new LineReader({
     maxLineBytes,
-    onOversize: (bytes) =>
-      h.onFrameError(
-        new A4aaError(
-          "frame_too_large",
-          "transport",
-          `a line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; it was discarded`,
-        ),
-      ),
+    onOversize: (bytes) => {
+      const error = new A4aaError(
+        "frame_too_large",
+        "transport",
+        `a line of ${bytes} bytes exceeds the ${maxLineBytes}-byte limit; it was discarded`,
+      );
+      lines.then(() => h.onFrameError(error));
+    },
     onLine: (line) => {
       if (line.length === 0 || isBlank(line)) return;
       if (!isUtf8(line)) {
-        h.onFrameError(new A4aaError("invalid_utf8", "transport", "the line is not valid UTF-8"));
+        lines.then(() => h.onFrameError(new A4aaError("invalid_utf8", "transport", "the line is not valid UTF-8")));
         return;
       }
-      const text = line.toString("utf8");
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        h.onFrameError(new A4aaError("parse_error", "transport", `the line is not JSON: ${(e as Error).message}`));
-        return;
-      }
-      h.onMessage(value, text);
+      lines.push(line.toString("utf8"), line.length >= BIG_LINE_BYTES);
     },
   });
+  return {
+    push: (chunk) => reader.push(chunk),
+    end: () => reader.end(),
+    afterLines: (fn) => lines.then(fn),
+  };
 }
 
 /** Reads `input` to its end, line by line. Returns a function that stops reading. */
 export function readFrames(input: Readable, maxLineBytes: number, h: FrameHandlers): () => void {
-  const parser = frameParser(maxLineBytes, h);
+  const lines = parser(maxLineBytes, h, false);
   let ended = false;
-  const onData = (chunk: Buffer) => parser.push(chunk);
+  const onData = (chunk: Buffer) => lines.push(chunk);
   const finish = () => {
     if (ended) return;
     ended = true;
     input.off("data", onData);
-    parser.end();
-    h.onEnd();
+    lines.end();
+    lines.afterLines(h.onEnd);
   };
   input.on("data", onData);
   input.once("end", finish);

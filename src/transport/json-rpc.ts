@@ -29,6 +29,11 @@ export interface RequestContext {
 export interface PeerOptions {
   /** Writes one serialised message (no newline). */
   sendLine: (json: string) => void;
+  /**
+   * When set, used instead of sendLine: the writer serialises `msg` itself (`raw`: with
+   * stringifyWithRaw), so that it can stream a big one out and hold later ones back.
+   */
+  sendMessage?: (msg: unknown, raw: boolean) => void;
   /** Answers an incoming request; what it throws becomes the error response. */
   onRequest: (method: string, params: unknown, ctx: RequestContext) => unknown;
   onNotification: (method: string, params: unknown) => void;
@@ -67,6 +72,12 @@ type Obj = Record<string, unknown>;
 
 const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
+/** Whether JsonRpcPeer.handle reads the source text of `value` (an id to echo verbatim). */
+export function needsSourceText(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some((m) => m && typeof m === "object" && idNeedsRawText((m as Obj).id));
+  return !!value && typeof value === "object" && idNeedsRawText((value as Obj).id);
+}
+
 export class JsonRpcPeer {
   private nextId = 1;
   private pending = new Map<number, Pending>();
@@ -97,7 +108,7 @@ export class JsonRpcPeer {
     }
     const reply = this.handleOne(value, rawId);
     // The replacer-based stringify is only needed when a raw id has to be spliced in.
-    if (reply) reply.then((msg) => this.opts.sendLine(rawId !== undefined ? stringifyWithRaw(msg) : JSON.stringify(msg)));
+    if (reply) reply.then((msg) => this.send(msg, rawId !== undefined));
   }
 
   private handleBatch(items: unknown[], text: string | undefined): void {
@@ -116,7 +127,7 @@ export class JsonRpcPeer {
       if (r) replies.push(r);
     });
     // JSON-RPC: a batch of notifications gets no answer at all.
-    if (replies.length) Promise.all(replies).then((msgs) => this.opts.sendLine(raws ? stringifyWithRaw(msgs) : JSON.stringify(msgs)));
+    if (replies.length) Promise.all(replies).then((msgs) => this.send(msgs, raws !== undefined));
   }
 
   /** Returns the response to write, if the message calls for one. */
@@ -153,7 +164,7 @@ export class JsonRpcPeer {
   }
 
   private sendInvalid(id: unknown, rawId: string | undefined, reason: string, msg: unknown): void {
-    this.invalid(id, rawId, reason, msg).then((out) => this.opts.sendLine(rawId !== undefined ? stringifyWithRaw(out) : JSON.stringify(out)));
+    this.invalid(id, rawId, reason, msg).then((out) => this.send(out, rawId !== undefined));
   }
 
   private answer(method: string, params: unknown, id: unknown, rawId: string | undefined): Promise<Obj> {
@@ -229,7 +240,7 @@ export class JsonRpcPeer {
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       const msg: Obj = this.envelope({ id, method });
       if (params !== undefined) msg.params = params;
-      this.opts.sendLine(JSON.stringify(msg));
+      this.send(msg, false);
     });
   }
 
@@ -237,7 +248,13 @@ export class JsonRpcPeer {
     if (this.closedWith) return;
     const msg: Obj = this.envelope({ method });
     if (params !== undefined) msg.params = params;
-    this.opts.sendLine(JSON.stringify(msg));
+    this.send(msg, false);
+  }
+
+  /** `raw`: the message holds a RawJson id to splice in (the replacer-based stringify). */
+  private send(msg: unknown, raw: boolean): void {
+    if (this.opts.sendMessage) this.opts.sendMessage(msg, raw);
+    else this.opts.sendLine(raw ? stringifyWithRaw(msg) : JSON.stringify(msg));
   }
 
   /** No more answers will come: every pending request rejects with `error`, and so do later ones. */

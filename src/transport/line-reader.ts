@@ -2,6 +2,8 @@
 // over the limit is discarded as it streams by, so memory stays bounded by the limit
 // whatever the line's length, and the next line is read normally.
 
+import { reclaimMemory, reclaimYoung } from "./reclaim.js";
+
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface LineReaderOptions {
@@ -13,9 +15,21 @@ export interface LineReaderOptions {
   onOversize: (bytes: number) => void;
 }
 
+/** Past this many bytes, a line's bytes are gathered in one staging buffer instead of parts. */
+const STAGE_AT = 1 << 20;
+/** A staging buffer reserves this much at first (address space: pages count once written). */
+const STAGE_RESERVE = 64 * 1024 * 1024 + 1;
+/** While a line is staged, the read chunks already copied are collected every so many bytes. */
+const YOUNG_GC_EVERY = 8 * 1024 * 1024;
+
 export class LineReader {
   private parts: Buffer[] = [];
   private size = 0;
+  // A line of MiBs: its bytes are copied into one buffer as they come, and the read chunks
+  // are let go (collected every few MiB). Neither the chunks nor a joined copy of them pile
+  // up next to the line: a 64 MiB line costs about 64 MiB here, not three times that.
+  private stage: Buffer | null = null;
+  private sinceGc = 0;
   private discarding = false;
   private discarded = 0;
   private readonly max: number;
@@ -43,14 +57,17 @@ export class LineReader {
         this.discarding = false;
         this.discarded = 0;
         this.opts.onOversize(total);
-      } else if (this.parts.length === 0) {
+      } else if (this.parts.length === 0 && this.stage === null) {
         this.emit(chunk.subarray(start, nl));
       } else {
-        this.parts.push(chunk.subarray(start, nl));
-        const line = Buffer.concat(this.parts, this.size + (nl - start));
-        this.parts = [];
-        this.size = 0;
-        this.emit(line);
+        if (nl > start) this.append(chunk, start, nl);
+        if (this.discarding) {
+          // The last piece took the line over the limit.
+          const total = this.discarded;
+          this.discarding = false;
+          this.discarded = 0;
+          this.opts.onOversize(total);
+        } else this.emit(this.takeLine());
       }
       start = nl + 1;
     }
@@ -65,18 +82,35 @@ export class LineReader {
       this.opts.onOversize(total);
       return;
     }
-    if (this.parts.length) {
-      const line = Buffer.concat(this.parts, this.size);
-      this.parts = [];
-      this.size = 0;
-      this.emit(line);
+    if (this.parts.length || this.stage) this.emit(this.takeLine());
+  }
+
+  /** The unfinished line as one buffer; the reader lets go of it. */
+  private takeLine(): Buffer {
+    const size = this.size;
+    this.size = 0;
+    if (this.stage) {
+      const line = this.stage.subarray(0, size);
+      this.stage = null;
+      this.sinceGc = 0;
+      reclaimYoung(); // the last chunks
+      return line;
     }
+    const parts = this.parts;
+    this.parts = [];
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
   }
 
   private append(chunk: Buffer, start: number, end: number): void {
     const n = end - start;
     if (this.discarding) {
       this.discarded += n;
+      this.sinceGc += n;
+      if (this.sinceGc >= YOUNG_GC_EVERY) {
+        // The chunks streaming by are garbage at once: memory stays bounded by the limit.
+        this.sinceGc = 0;
+        reclaimYoung();
+      }
       return;
     }
     // +1: the line may still end in a `\r` that does not count against the limit.
@@ -85,10 +119,46 @@ export class LineReader {
       this.discarded = this.size + n;
       this.parts = [];
       this.size = 0;
+      if (this.stage !== null) {
+        this.stage = null;
+        this.sinceGc = 0;
+        reclaimMemory(); // the staged bytes
+      }
+      return;
+    }
+    if (this.stage === null && this.size + n > STAGE_AT) this.startStage(this.size + n);
+    if (this.stage !== null) {
+      if (this.size + n > this.stage.length) this.grow(this.size + n);
+      chunk.copy(this.stage, this.size, start, end);
+      this.size += n;
+      this.sinceGc += n;
+      if (this.sinceGc >= YOUNG_GC_EVERY) {
+        this.sinceGc = 0;
+        reclaimYoung();
+      }
       return;
     }
     this.parts.push(chunk.subarray(start, end));
     this.size += n;
+  }
+
+  private startStage(needed: number): void {
+    const cap = Math.min(this.max + 1, Math.max(STAGE_RESERVE, needed));
+    const stage = Buffer.allocUnsafeSlow(cap);
+    let at = 0;
+    for (const p of this.parts) {
+      p.copy(stage, at);
+      at += p.length;
+    }
+    this.parts = [];
+    this.stage = stage;
+  }
+
+  private grow(needed: number): void {
+    const old = this.stage!;
+    const next = Buffer.allocUnsafeSlow(Math.min(this.max + 1, Math.max(needed, old.length * 2)));
+    old.copy(next, 0, 0, this.size);
+    this.stage = next;
   }
 
   private emit(line: Buffer): void {

@@ -2,6 +2,10 @@
 // reader of the stream falls behind, the writer's FlowGate closes so that producers
 // (agent stdout readers) pause until the stream drains.
 import type { Writable } from "node:stream";
+import { reclaimMemory } from "./reclaim.js";
+import { stringifyWithRaw } from "./raw-id.js";
+import { hasBigString, jsonPieces, textSlices } from "./serialize.js";
+
 
 type Listener = (open: boolean) => void;
 
@@ -33,34 +37,61 @@ export function pauseWithGate(gate: FlowGate, stream: { pause(): unknown; resume
   return gate.subscribe((open) => (open ? stream.resume() : stream.pause()));
 }
 
-/** Lines up to this size are coalesced; bigger ones are written on their own. */
+/** Lines up to this size are coalesced; bigger ones are streamed out in slices. */
 const BIG_LINE = 1 << 20;
 /** A batch is written at the latest when it holds this many characters. */
 const BATCH_CHARS = 256 * 1024;
+
+type Pending = string | { msg: unknown; raw: boolean };
+
+export interface NdjsonWriterOptions {
+  /**
+   * Coalesce the lines of one tick into one write (default true). Off for agent stdin,
+   * whose owner may end the stream right after a write.
+   */
+  batch?: boolean;
+}
 
 export class NdjsonWriter {
   readonly gate = new FlowGate();
   private closed = false;
   private bytesWritten = 0;
-  // Lines written in the same tick go out as one write (one syscall instead of one per
-  // line: a stream of small events costs a fraction of the CPU). Order is kept: a batch
-  // is flushed before anything else is written, at the end of the current microtask run.
+  private readonly batching: boolean;
+  // Lines written in one turn of the event loop go out as one write, after the I/O of
+  // that turn (setImmediate): one syscall and one wake-up of the reader instead of one per
+  // line — a stream of small events costs a fraction of the CPU. Order is kept: a batch
+  // is flushed before anything else is written.
   private batch: string[] = [];
   private batchChars = 0;
-  private scheduled = false;
+  private scheduled: NodeJS.Immediate | null = null;
   private readonly flushBatchSoon = () => {
-    this.scheduled = false;
+    this.scheduled = null;
     this.flushBatch();
   };
+  // A big line (a message holding a string of MiBs) streams out a slice at a time, the
+  // next once the stream has drained: it is never whole in memory, neither serialised nor
+  // encoded. Producers stay paused meanwhile (gate closed), and what is written after it
+  // waits here, in order; messages wait unserialised.
+  private queue: Pending[] | null = null;
+  private idleWaiters: (() => void)[] = [];
+  /** Continues a big line waiting for 'drain' (also on error, so that it winds up). */
+  private resumeBig: (() => void) | null = null;
 
-  constructor(private readonly stream: Writable) {
-    stream.on("drain", () => this.gate.set(true));
-    // A host that went away must not crash the sidecar: shutdown is driven by stdin EOF.
+  constructor(
+    private readonly stream: Writable,
+    opts: NdjsonWriterOptions = {},
+  ) {
+    this.batching = opts.batch ?? true;
+    stream.on("drain", () => {
+      if (this.queue === null) this.gate.set(true);
+    });
+    // A reader that went away must not crash the sidecar: shutdown is driven by stdin EOF.
     stream.on("error", () => {
       this.closed = true;
       this.batch = [];
       this.batchChars = 0;
       this.gate.set(true);
+      this.resumeBig?.();
     });
   }
 
@@ -68,53 +99,116 @@ export class NdjsonWriter {
     return this.bytesWritten;
   }
 
+  private get writable(): boolean {
+    return !this.closed && !this.stream.destroyed && this.stream.writable;
+  }
+
   /** Serialises and writes `msg` followed by `\n`. */
   write(msg: unknown): void {
-    this.writeLine(JSON.stringify(msg));
+    this.writeMessage(msg, false);
+  }
+
+  /**
+   * Serialises and writes `msg` (`raw`: it holds RawJson ids to splice in). A message
+   * holding a big string is serialised and written piecewise (see serialize.ts). While a
+   * big line is in flight, the message waits unserialised (it must not change meanwhile).
+   */
+  writeMessage(msg: unknown, raw: boolean): void {
+    if (!this.writable) return;
+    if (this.queue !== null) this.queue.push({ msg, raw });
+    else if (hasBigString(msg)) {
+      this.flushBatch();
+      this.streamBig(jsonPieces(msg, raw));
+    } else this.writeLine(raw ? stringifyWithRaw(msg) : JSON.stringify(msg));
   }
 
   /** Writes an already serialised message (one line of JSON, no `\n`). */
   writeLine(json: string): void {
-    if (this.closed) return;
-    this.bytesWritten += json.length + 1;
+    if (!this.writable) return;
+    if (this.queue !== null) {
+      this.queue.push(json);
+      return;
+    }
     if (json.length > BIG_LINE) {
       this.flushBatch();
-      // Two writes for big payloads avoid copying a 64 MiB string just to append "\n".
-      this.stream.write(json);
-      if (!this.stream.write("\n")) this.gate.set(false);
+      this.streamBig(textSlices(json));
+      return;
+    }
+    this.bytesWritten += json.length + 1;
+    if (!this.batching) {
+      if (!this.stream.write(json + "\n")) this.gate.set(false);
       return;
     }
     this.batch.push(json);
     this.batchChars += json.length + 1;
     if (this.batchChars >= BATCH_CHARS) this.flushBatch();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      queueMicrotask(this.flushBatchSoon);
-    }
+    else this.scheduled ??= (queueMicrotask(this.flushBatchSoon), 1 as unknown as NodeJS.Immediate);
   }
 
   private flushBatch(): void {
-    if (!this.batch.length || this.closed) return;
+    this.scheduled = null;
+    if (!this.batch.length || !this.writable) return;
     const text = this.batch.length === 1 ? this.batch[0] + "\n" : this.batch.join("\n") + "\n";
     this.batch = [];
     this.batchChars = 0;
     if (!this.stream.write(text)) this.gate.set(false);
   }
 
+  private streamBig(pieces: Iterator<string>): void {
+    this.queue = [];
+    this.gate.set(false);
+    const next = (): void => {
+      this.resumeBig = null;
+      while (this.writable) {
+        const r = pieces.next();
+        if (r.done) break;
+        this.bytesWritten += r.value.length;
+        if (!this.stream.write(r.value)) {
+          this.resumeBig = next;
+          this.stream.once("drain", next);
+          return;
+        }
+      }
+      this.stream.off("drain", next);
+      this.bytesWritten += 1;
+      if (this.writable && !this.stream.write("\n")) this.gate.set(false);
+      else this.gate.set(true);
+      const queued = this.queue ?? [];
+      this.queue = null;
+      // The big line's copies are garbage now; free them before the next one is built.
+      reclaimMemory();
+      for (let i = 0; i < queued.length; i++) {
+        const p = queued[i];
+        if (typeof p === "string") this.writeLine(p);
+        else this.writeMessage(p.msg, p.raw);
+        if (this.queue !== null) {
+          // Another big line: the rest waits behind it.
+          (this.queue as Pending[]).push(...queued.slice(i + 1));
+          return;
+        }
+      }
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const w of waiters) w();
+    };
+    next();
+  }
+
   /** Resolves once everything written so far has been handed to the OS. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     this.flushBatch();
-    if (this.closed || this.stream.writableLength === 0) return Promise.resolve();
-    return new Promise((resolve) => {
+    while (this.queue !== null && this.writable) await new Promise<void>((r) => this.idleWaiters.push(r));
+    this.flushBatch();
+    if (!this.writable || this.stream.writableLength === 0) return;
+    // 'drain' only comes after a write that returned false: an empty write's callback
+    // comes after everything before it, in every case.
+    await new Promise<void>((resolve) => {
       const done = () => {
-        this.stream.off("drain", done);
-        this.stream.off("error", done);
         this.stream.off("close", done);
         resolve();
       };
-      this.stream.on("drain", done);
-      this.stream.on("error", done);
-      this.stream.on("close", done);
+      this.stream.once("close", done);
+      this.stream.write("", done);
     });
   }
 }
