@@ -107,7 +107,12 @@ export function buildModel(document: JsonSchema, documentText: string, source: s
     const required: string[] = [];
     for (const p of params) {
       const schema = rewriteRefs(p.schema) as JsonSchema;
-      properties[p.name as string] = p.description ? { description: p.description, ...schema } : schema;
+      properties[p.name as string] = {
+        ...(p.description ? { description: p.description } : {}),
+        ...schema,
+        // An experimental param stays visible to generators and the breaking-change gate.
+        ...(p["x-experimental"] === true ? { "x-experimental": true } : {}),
+      };
       if (p.required === true) required.push(p.name as string);
     }
     const paramsSchema: JsonSchema = {

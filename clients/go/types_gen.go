@@ -9,7 +9,7 @@ import "encoding/json"
 const Protocol = "a4aa.v1"
 
 // SchemaVersion is the version of schema/a4aa.v1.openrpc.json these types were generated from.
-const SchemaVersion = "1.0.0"
+const SchemaVersion = "1.1.0"
 
 // SessionId: The sidecar's own session id: unique for the sidecar's lifetime, never reused.
 type SessionId = string
@@ -75,6 +75,10 @@ type PingResult struct {
 	// The sidecar's package version.
 	Version string `json:"version"`
 
+	// The version of this document (`info.version`) the sidecar implements: a host that uses something
+	// added in 1.N checks for at least 1.N.
+	SchemaVersion string `json:"schemaVersion"`
+
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -103,7 +107,14 @@ func decodePingResultFields(m map[string]json.RawMessage) (PingResult, error) {
 	} else {
 		return v, missingField("PingResult", "version")
 	}
-	v.Extra = extraFields(m, "protocol", "version")
+	if raw, ok := m["schemaVersion"]; ok {
+		if v.SchemaVersion, err = decString(raw); err != nil {
+			return v, fieldError("PingResult", "schemaVersion", err)
+		}
+	} else {
+		return v, missingField("PingResult", "schemaVersion")
+	}
+	v.Extra = extraFields(m, "protocol", "version", "schemaVersion")
 	return v, nil
 }
 
@@ -122,6 +133,7 @@ func (v PingResult) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("protocol", "a4aa.v1")
 	w.field("version", v.Version)
+	w.field("schemaVersion", v.SchemaVersion)
 	w.extra(v.Extra)
 	return w.bytes()
 }
@@ -2125,7 +2137,8 @@ func (v OpenResult) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
-// StopReason: Why the turn ended.
+// StopReason: Why the turn ended. A later minor version may add reasons: hosts treat a reason they
+// do not know as the end of the turn.
 type StopReason string
 
 const StopReasonEndTurn StopReason = "endTurn"
@@ -2148,13 +2161,10 @@ func decodeStopReason(raw json.RawMessage) (StopReason, error) {
 	if err != nil {
 		return "", err
 	}
-	if !StopReason(s).Valid() {
-		return "", enumError("StopReason", s)
-	}
 	return StopReason(s), nil
 }
 
-// UnmarshalJSON accepts only the values the schema lists.
+// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
 func (v *StopReason) UnmarshalJSON(data []byte) error {
 	r, err := decodeStopReason(data)
 	if err != nil {
@@ -2527,7 +2537,8 @@ func (v UserMessageChunkEvent) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
-// ToolKind: What a tool call does.
+// ToolKind: What a tool call does. A later minor version may add kinds: hosts treat a kind they do
+// not know as `other`.
 type ToolKind string
 
 const ToolKindRead ToolKind = "read"
@@ -2554,13 +2565,10 @@ func decodeToolKind(raw json.RawMessage) (ToolKind, error) {
 	if err != nil {
 		return "", err
 	}
-	if !ToolKind(s).Valid() {
-		return "", enumError("ToolKind", s)
-	}
 	return ToolKind(s), nil
 }
 
-// UnmarshalJSON accepts only the values the schema lists.
+// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
 func (v *ToolKind) UnmarshalJSON(data []byte) error {
 	r, err := decodeToolKind(data)
 	if err != nil {
@@ -4002,7 +4010,8 @@ func DecodePermissionResponse(data []byte) (PermissionResponse, error) {
 // ErrorCode: What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for
 // `unknown_session`, -32600 for `frame_too_large` and `invalid_request`, -32601 for
 // `method_not_found`, -32603 for `internal_error` (a bug in the sidecar), -32700 for `parse_error`
-// and `invalid_utf8`, -32000 otherwise.
+// and `invalid_utf8`, -32000 otherwise. A later minor version may add codes: hosts handle a code
+// they do not know by its JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 type ErrorCode string
 
 const ErrorCodeInvalidParams ErrorCode = "invalid_params"
@@ -4042,13 +4051,10 @@ func decodeErrorCode(raw json.RawMessage) (ErrorCode, error) {
 	if err != nil {
 		return "", err
 	}
-	if !ErrorCode(s).Valid() {
-		return "", enumError("ErrorCode", s)
-	}
 	return ErrorCode(s), nil
 }
 
-// UnmarshalJSON accepts only the values the schema lists.
+// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
 func (v *ErrorCode) UnmarshalJSON(data []byte) error {
 	r, err := decodeErrorCode(data)
 	if err != nil {

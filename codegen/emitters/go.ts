@@ -286,13 +286,20 @@ function emitDecl(w: GoWriter, shapes: Shapes, d: Decl, out: string[]): void {
       out.push("\tif err != nil {");
       out.push('\t\treturn "", err');
       out.push("\t}");
-      out.push(`\tif !${d.name}(s).Valid() {`);
-      out.push(`\t\treturn "", enumError(${lit(d.name)}, s)`);
-      out.push("\t}");
+      // An open enum (x-open) may gain values in a minor version: any string decodes.
+      if (!d.open) {
+        out.push(`\tif !${d.name}(s).Valid() {`);
+        out.push(`\t\treturn "", enumError(${lit(d.name)}, s)`);
+        out.push("\t}");
+      }
       out.push(`\treturn ${d.name}(s), nil`);
       out.push("}");
       out.push("");
-      out.push(`// UnmarshalJSON accepts only the values the schema lists.`);
+      out.push(
+        d.open
+          ? `// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).`
+          : `// UnmarshalJSON accepts only the values the schema lists.`,
+      );
       out.push(`func (v *${d.name}) UnmarshalJSON(data []byte) error {`);
       out.push(`\tr, err := decode${d.name}(data)`);
       out.push("\tif err != nil {");

@@ -199,13 +199,15 @@ function knownSetName(name: string): string {
 function emitEnumOrAlias(w: PyWriter, d: Decl, out: string[]): void {
   if (d.kind === "enum") {
     out.push("");
-    out.push(`${d.name} = Literal[${d.values.map(lit).join(", ")}]`);
+    const known = `Literal[${d.values.map(lit).join(", ")}]`;
+    // An open enum (x-open) may gain values in a minor version: any string decodes.
+    out.push(`${d.name} = ${d.open ? `Union[${known}, str]` : known}`);
     out.push(...docstring(d.description, ""));
-    out.push(`_${d.name}_VALUES: FrozenSet[str] = frozenset(get_args(${d.name}))`);
+    out.push(`_${d.name}_VALUES: FrozenSet[str] = frozenset(get_args(${known}))`);
     out.push("");
     out.push("");
     out.push(`def _decode_${d.name}(v: Any, path: str = ${lit(d.name)}) -> ${d.name}:`);
-    out.push(`    return cast(${d.name}, _c.enum(v, path, _${d.name}_VALUES))`);
+    out.push(d.open ? `    return _c.STRING(v, path)` : `    return cast(${d.name}, _c.enum(v, path, _${d.name}_VALUES))`);
     out.push("");
   } else if (d.kind === "alias") {
     out.push("");

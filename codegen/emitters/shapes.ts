@@ -45,6 +45,8 @@ export interface EnumDecl {
   name: string;
   description?: string;
   values: string[];
+  /** `x-open`: a later minor version may add values; decoders accept any string. */
+  open: boolean;
 }
 export interface AliasDecl {
   kind: "alias";
@@ -128,10 +130,10 @@ export function buildShapes(model: ProtocolModel): Shapes {
       throw new Error(`shapes: ${where}: an inline oneOf must be [X, null]; give the union a name`);
     }
     if (s.enum) {
-      checkKeys(where, s, ["type", "enum"]);
+      checkKeys(where, s, ["type", "enum", "x-open"]);
       const values = s.enum as unknown[];
       if (!values.every((v) => typeof v === "string")) throw new Error(`shapes: ${where}: only string enums are supported`);
-      add({ kind: "enum", name: owner, description: s.description as string | undefined, values: values as string[] });
+      add({ kind: "enum", name: owner, description: s.description as string | undefined, values: values as string[], open: s["x-open"] === true });
       return { kind: "named", name: owner };
     }
     const t = s.type;
@@ -227,7 +229,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
       // JsonValue / JsonObject: any JSON (object).
       add({ kind: "alias", name, description, target: s.type === "object" ? { kind: "anyObject" } : { kind: "any" } });
     } else if (Array.isArray(s.oneOf) && s.discriminator) {
-      checkKeys(where, s, ["type", "discriminator", "oneOf"]);
+      checkKeys(where, s, ["type", "discriminator", "oneOf", "x-open"]);
       const tag = (s.discriminator as JsonSchema).propertyName as string;
       const variants = (s.oneOf as JsonSchema[]).map((b) => {
         const v = refName(b);
@@ -238,7 +240,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
         if (!c || typeof c.value !== "string") throw new Error(`shapes: ${where}: ${v} has no string const ${tag}`);
         return { tag: c.value, type: v };
       });
-      add({ kind: "taggedUnion", name, description, tag, variants, open: false });
+      add({ kind: "taggedUnion", name, description, tag, variants, open: s["x-open"] === true });
     } else if (Array.isArray(s.oneOf)) {
       const branches = s.oneOf as JsonSchema[];
       if (branches.length === 2 && branches.some((b) => b.type === "null")) {

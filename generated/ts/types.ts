@@ -96,7 +96,7 @@ export type PermissionPreset = "ask" | "acceptEdits" | "readOnly" | "bypass";
  */
 export type Lane = "acp" | "rpc" | "cli";
 /**
- * Why the turn ended.
+ * Why the turn ended. A later minor version may add reasons: hosts treat a reason they do not know as the end of the turn.
  */
 export type StopReason = "endTurn" | "maxTokens" | "maxTurnRequests" | "refusal" | "cancelled";
 /**
@@ -116,7 +116,7 @@ export type AgentEvent =
   | StderrEvent
   | RawEvent;
 /**
- * What a tool call does.
+ * What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know as `other`.
  */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
 /**
@@ -138,7 +138,7 @@ export type PermissionOptionKind = "allowOnce" | "allowAlways" | "rejectOnce" | 
  */
 export type PermissionResponse = PermissionSelected | PermissionCancelled;
 /**
- * What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`, -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000 otherwise.
+ * What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`, -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000 otherwise. A later minor version may add codes: hosts handle a code they do not know by its JSON-RPC `code` and its `retryable` and `uncertainEffect`.
  */
 export type ErrorCode =
   | "invalid_params"
@@ -255,6 +255,10 @@ export interface PingResult {
    * The sidecar's package version.
    */
   version: string;
+  /**
+   * The version of this document (`info.version`) the sidecar implements: a host that uses something added in 1.N checks for at least 1.N.
+   */
+  schemaVersion: string;
 }
 /**
  * An OpenRPC document (this one).

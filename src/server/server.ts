@@ -3,7 +3,7 @@
 // and resolves with the process exit code.
 import type { Readable, Writable } from "node:stream";
 import type { HostToSidecarMethod, ParamsOf, ResultOf } from "../../generated/ts/methods.js";
-import { METHODS, isMethodName } from "../../generated/ts/methods.js";
+import { METHODS, SCHEMA_VERSION, isMethodName } from "../../generated/ts/methods.js";
 import { paramsValidators } from "../../generated/ts/method-validators.js";
 import type { ErrorStage } from "../../generated/ts/types.js";
 import { A4aaError, errors, toA4aaError } from "../errors.js";
@@ -88,7 +88,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
   const sessions = opts.createSessions(host);
 
   const handlers: Handlers = {
-    ping: () => ({ protocol: "a4aa.v1", version: opts.version }),
+    ping: () => ({ protocol: "a4aa.v1", version: opts.version, schemaVersion: SCHEMA_VERSION }),
     "rpc.discover": () => discoverDocument(),
     "session/open": (p) => sessions.open(p),
     "session/prompt": (p) => sessions.prompt(p),

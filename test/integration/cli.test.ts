@@ -38,10 +38,11 @@ test("a4aa schema prints the same document rpc.discover answers", async () => {
   assert.equal(await s.end(), 0);
 });
 
-test("ping answers the protocol and the package version", async () => {
+test("ping answers the protocol, the package version and the schema version", async () => {
   const s = new TestSidecar();
-  assert.deepEqual(await s.ok("ping"), { protocol: "a4aa.v1", version: pkg.version });
-  assert.deepEqual(await s.ok("ping", {}), { protocol: "a4aa.v1", version: pkg.version });
+  const schemaVersion = (JSON.parse(readFileSync(new URL("../../../schema/a4aa.v1.openrpc.json", import.meta.url), "utf8")) as { info: { version: string } }).info.version;
+  assert.deepEqual(await s.ok("ping"), { protocol: "a4aa.v1", version: pkg.version, schemaVersion });
+  assert.deepEqual(await s.ok("ping", {}), { protocol: "a4aa.v1", version: pkg.version, schemaVersion });
   assert.equal((await s.call("ping", { extra: 1 })).error!.data.code, "invalid_params");
   assert.equal(await s.end(), 0);
 });

@@ -39,8 +39,8 @@ const CASES: Case[] = [
   { name: "enum value added to an input", change: (d) => S(d).Effort.enum.push("max"), expect: ["enum-value-added @ Effort => compatible"], bump: "minor" },
   {
     name: "enum value added to an output (exhaustive switch)",
-    change: (d) => S(d).StopReason.enum.push("paused"),
-    expect: ["enum-value-added @ StopReason => breaking for hosts"],
+    change: (d) => S(d).ToolCallStatus.enum.push("paused"),
+    expect: ["enum-value-added @ ToolCallStatus => breaking for hosts"],
     bump: "major",
     generic: "compatible (the schema got wider)",
   },
@@ -52,9 +52,9 @@ const CASES: Case[] = [
     generic: "breaking for everyone (the schema got narrower)",
   },
   {
-    name: "error code added to error data (output enum)",
+    name: "error code added to error data (an open output enum: x-open)",
     change: (d) => S(d).ErrorCode.enum.push("quota_exceeded"),
-    expect: ["enum-value-added @ ErrorCode => breaking for hosts"],
+    expect: ["enum-value-added @ ErrorCode => warning"],
     generic: "nothing: ErrorData is not referenced by any $ref",
   },
   { name: "const changed in an output", change: (d) => (S(d).PingResult.properties.protocol.const = "a4aa.v1.1"), expect: ["const-changed @ PingResult.protocol => breaking for hosts and sidecars"] },
@@ -169,10 +169,10 @@ const CASES: Case[] = [
   {
     name: "required field added to an output",
     change: (d) => {
-      S(d).PingResult.properties.schemaVersion = { type: "string" };
-      S(d).PingResult.required.push("schemaVersion");
+      S(d).PingResult.properties.pid = { type: "integer" };
+      S(d).PingResult.required.push("pid");
     },
-    expect: ["field-added-required @ PingResult.schemaVersion => breaking for sidecars"],
+    expect: ["field-added-required @ PingResult.pid => breaking for sidecars"],
     bump: "minor",
     generic: "breaking (a new required property)",
   },

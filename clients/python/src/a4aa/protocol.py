@@ -12,7 +12,7 @@ from . import _codec as _c
 from ._codec import UNSET, Unset
 
 PROTOCOL = "a4aa.v1"
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 
 SessionId = str
 """The sidecar's own session id: unique for the sidecar's lifetime, never reused."""
@@ -40,7 +40,7 @@ def _decode_JsonObject(v: Any, path: str = "JsonObject") -> JsonObject:
 
 RpcDialect = Literal["codexAppServer"]
 """The JSON-RPC dialect the agent speaks."""
-_RpcDialect_VALUES: FrozenSet[str] = frozenset(get_args(RpcDialect))
+_RpcDialect_VALUES: FrozenSet[str] = frozenset(get_args(Literal["codexAppServer"]))
 
 
 def _decode_RpcDialect(v: Any, path: str = "RpcDialect") -> RpcDialect:
@@ -49,7 +49,7 @@ def _decode_RpcDialect(v: Any, path: str = "RpcDialect") -> RpcDialect:
 
 RpcAgentSpecApprovalPolicy = Literal["untrusted", "on-failure", "on-request", "never"]
 """Codex approval policy; overrides what the permission preset implies."""
-_RpcAgentSpecApprovalPolicy_VALUES: FrozenSet[str] = frozenset(get_args(RpcAgentSpecApprovalPolicy))
+_RpcAgentSpecApprovalPolicy_VALUES: FrozenSet[str] = frozenset(get_args(Literal["untrusted", "on-failure", "on-request", "never"]))
 
 
 def _decode_RpcAgentSpecApprovalPolicy(v: Any, path: str = "RpcAgentSpecApprovalPolicy") -> RpcAgentSpecApprovalPolicy:
@@ -58,7 +58,7 @@ def _decode_RpcAgentSpecApprovalPolicy(v: Any, path: str = "RpcAgentSpecApproval
 
 RpcAgentSpecSandbox = Literal["read-only", "workspace-write", "danger-full-access"]
 """Codex sandbox mode; overrides what the permission preset implies."""
-_RpcAgentSpecSandbox_VALUES: FrozenSet[str] = frozenset(get_args(RpcAgentSpecSandbox))
+_RpcAgentSpecSandbox_VALUES: FrozenSet[str] = frozenset(get_args(Literal["read-only", "workspace-write", "danger-full-access"]))
 
 
 def _decode_RpcAgentSpecSandbox(v: Any, path: str = "RpcAgentSpecSandbox") -> RpcAgentSpecSandbox:
@@ -67,7 +67,7 @@ def _decode_RpcAgentSpecSandbox(v: Any, path: str = "RpcAgentSpecSandbox") -> Rp
 
 CliDriver = Literal["claudeCode", "qwen", "codex", "gemini", "opencode", "cursorAgent", "amp", "generic"]
 """Which CLI the `cli` lane drives."""
-_CliDriver_VALUES: FrozenSet[str] = frozenset(get_args(CliDriver))
+_CliDriver_VALUES: FrozenSet[str] = frozenset(get_args(Literal["claudeCode", "qwen", "codex", "gemini", "opencode", "cursorAgent", "amp", "generic"]))
 
 
 def _decode_CliDriver(v: Any, path: str = "CliDriver") -> CliDriver:
@@ -76,7 +76,7 @@ def _decode_CliDriver(v: Any, path: str = "CliDriver") -> CliDriver:
 
 CliAgentSpecTransport = Literal["pipe", "pty"]
 """How the sidecar talks to the program: pipes (default) or a pseudo-terminal."""
-_CliAgentSpecTransport_VALUES: FrozenSet[str] = frozenset(get_args(CliAgentSpecTransport))
+_CliAgentSpecTransport_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pipe", "pty"]))
 
 
 def _decode_CliAgentSpecTransport(v: Any, path: str = "CliAgentSpecTransport") -> CliAgentSpecTransport:
@@ -85,7 +85,7 @@ def _decode_CliAgentSpecTransport(v: Any, path: str = "CliAgentSpecTransport") -
 
 CliAgentSpecPromptVia = Literal["argument", "stdin"]
 """`generic` driver only: pass the prompt as the last argument (default) or write it to stdin."""
-_CliAgentSpecPromptVia_VALUES: FrozenSet[str] = frozenset(get_args(CliAgentSpecPromptVia))
+_CliAgentSpecPromptVia_VALUES: FrozenSet[str] = frozenset(get_args(Literal["argument", "stdin"]))
 
 
 def _decode_CliAgentSpecPromptVia(v: Any, path: str = "CliAgentSpecPromptVia") -> CliAgentSpecPromptVia:
@@ -102,7 +102,7 @@ def _decode_EnvLiterals(v: Any, path: str = "EnvLiterals") -> EnvLiterals:
 
 Effort = Literal["minimal", "low", "medium", "high", "xhigh"]
 """Reasoning effort."""
-_Effort_VALUES: FrozenSet[str] = frozenset(get_args(Effort))
+_Effort_VALUES: FrozenSet[str] = frozenset(get_args(Literal["minimal", "low", "medium", "high", "xhigh"]))
 
 
 def _decode_Effort(v: Any, path: str = "Effort") -> Effort:
@@ -115,7 +115,7 @@ edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and sear
 the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane can ask the host,
 `readOnly` elsewhere.
 """
-_PermissionPreset_VALUES: FrozenSet[str] = frozenset(get_args(PermissionPreset))
+_PermissionPreset_VALUES: FrozenSet[str] = frozenset(get_args(Literal["ask", "acceptEdits", "readOnly", "bypass"]))
 
 
 def _decode_PermissionPreset(v: Any, path: str = "PermissionPreset") -> PermissionPreset:
@@ -124,34 +124,38 @@ def _decode_PermissionPreset(v: Any, path: str = "PermissionPreset") -> Permissi
 
 Lane = Literal["acp", "rpc", "cli"]
 """How the sidecar speaks to the agent."""
-_Lane_VALUES: FrozenSet[str] = frozenset(get_args(Lane))
+_Lane_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "cli"]))
 
 
 def _decode_Lane(v: Any, path: str = "Lane") -> Lane:
     return cast(Lane, _c.enum(v, path, _Lane_VALUES))
 
 
-StopReason = Literal["endTurn", "maxTokens", "maxTurnRequests", "refusal", "cancelled"]
-"""Why the turn ended."""
-_StopReason_VALUES: FrozenSet[str] = frozenset(get_args(StopReason))
+StopReason = Union[Literal["endTurn", "maxTokens", "maxTurnRequests", "refusal", "cancelled"], str]
+"""Why the turn ended. A later minor version may add reasons: hosts treat a reason they do not know
+as the end of the turn.
+"""
+_StopReason_VALUES: FrozenSet[str] = frozenset(get_args(Literal["endTurn", "maxTokens", "maxTurnRequests", "refusal", "cancelled"]))
 
 
 def _decode_StopReason(v: Any, path: str = "StopReason") -> StopReason:
-    return cast(StopReason, _c.enum(v, path, _StopReason_VALUES))
+    return _c.STRING(v, path)
 
 
-ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
-"""What a tool call does."""
-_ToolKind_VALUES: FrozenSet[str] = frozenset(get_args(ToolKind))
+ToolKind = Union[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"], str]
+"""What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know
+as `other`.
+"""
+_ToolKind_VALUES: FrozenSet[str] = frozenset(get_args(Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]))
 
 
 def _decode_ToolKind(v: Any, path: str = "ToolKind") -> ToolKind:
-    return cast(ToolKind, _c.enum(v, path, _ToolKind_VALUES))
+    return _c.STRING(v, path)
 
 
 ToolCallStatus = Literal["pending", "inProgress", "completed", "failed"]
 """Where a tool call is."""
-_ToolCallStatus_VALUES: FrozenSet[str] = frozenset(get_args(ToolCallStatus))
+_ToolCallStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed", "failed"]))
 
 
 def _decode_ToolCallStatus(v: Any, path: str = "ToolCallStatus") -> ToolCallStatus:
@@ -159,7 +163,7 @@ def _decode_ToolCallStatus(v: Any, path: str = "ToolCallStatus") -> ToolCallStat
 
 
 PlanEntryStatus = Literal["pending", "inProgress", "completed"]
-_PlanEntryStatus_VALUES: FrozenSet[str] = frozenset(get_args(PlanEntryStatus))
+_PlanEntryStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed"]))
 
 
 def _decode_PlanEntryStatus(v: Any, path: str = "PlanEntryStatus") -> PlanEntryStatus:
@@ -167,7 +171,7 @@ def _decode_PlanEntryStatus(v: Any, path: str = "PlanEntryStatus") -> PlanEntryS
 
 
 PlanEntryPriority = Literal["high", "medium", "low"]
-_PlanEntryPriority_VALUES: FrozenSet[str] = frozenset(get_args(PlanEntryPriority))
+_PlanEntryPriority_VALUES: FrozenSet[str] = frozenset(get_args(Literal["high", "medium", "low"]))
 
 
 def _decode_PlanEntryPriority(v: Any, path: str = "PlanEntryPriority") -> PlanEntryPriority:
@@ -175,7 +179,7 @@ def _decode_PlanEntryPriority(v: Any, path: str = "PlanEntryPriority") -> PlanEn
 
 
 PermissionResolvedEventOutcome = Literal["selected", "cancelled"]
-_PermissionResolvedEventOutcome_VALUES: FrozenSet[str] = frozenset(get_args(PermissionResolvedEventOutcome))
+_PermissionResolvedEventOutcome_VALUES: FrozenSet[str] = frozenset(get_args(Literal["selected", "cancelled"]))
 
 
 def _decode_PermissionResolvedEventOutcome(v: Any, path: str = "PermissionResolvedEventOutcome") -> PermissionResolvedEventOutcome:
@@ -183,7 +187,7 @@ def _decode_PermissionResolvedEventOutcome(v: Any, path: str = "PermissionResolv
 
 
 PermissionResolvedEventDecidedBy = Literal["host", "policy"]
-_PermissionResolvedEventDecidedBy_VALUES: FrozenSet[str] = frozenset(get_args(PermissionResolvedEventDecidedBy))
+_PermissionResolvedEventDecidedBy_VALUES: FrozenSet[str] = frozenset(get_args(Literal["host", "policy"]))
 
 
 def _decode_PermissionResolvedEventDecidedBy(v: Any, path: str = "PermissionResolvedEventDecidedBy") -> PermissionResolvedEventDecidedBy:
@@ -191,7 +195,7 @@ def _decode_PermissionResolvedEventDecidedBy(v: Any, path: str = "PermissionReso
 
 
 RawEventSource = Literal["acp", "rpc", "stdout", "pty"]
-_RawEventSource_VALUES: FrozenSet[str] = frozenset(get_args(RawEventSource))
+_RawEventSource_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "stdout", "pty"]))
 
 
 def _decode_RawEventSource(v: Any, path: str = "RawEventSource") -> RawEventSource:
@@ -200,29 +204,30 @@ def _decode_RawEventSource(v: Any, path: str = "RawEventSource") -> RawEventSour
 
 PermissionOptionKind = Literal["allowOnce", "allowAlways", "rejectOnce", "rejectAlways"]
 """What choosing the option means."""
-_PermissionOptionKind_VALUES: FrozenSet[str] = frozenset(get_args(PermissionOptionKind))
+_PermissionOptionKind_VALUES: FrozenSet[str] = frozenset(get_args(Literal["allowOnce", "allowAlways", "rejectOnce", "rejectAlways"]))
 
 
 def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> PermissionOptionKind:
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error"]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
-otherwise.
+otherwise. A later minor version may add codes: hosts handle a code they do not know by its
+JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(ErrorCode))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
-    return cast(ErrorCode, _c.enum(v, path, _ErrorCode_VALUES))
+    return _c.STRING(v, path)
 
 
 ErrorStage = Literal["transport", "open", "spawn", "initialize", "prompt", "cancel", "close"]
 """Where it went wrong."""
-_ErrorStage_VALUES: FrozenSet[str] = frozenset(get_args(ErrorStage))
+_ErrorStage_VALUES: FrozenSet[str] = frozenset(get_args(Literal["transport", "open", "spawn", "initialize", "prompt", "cancel", "close"]))
 
 
 def _decode_ErrorStage(v: Any, path: str = "ErrorStage") -> ErrorStage:
@@ -264,6 +269,10 @@ class PingResult:
     protocol: ClassVar[Literal["a4aa.v1"]] = "a4aa.v1"
     version: str
     """The sidecar's package version."""
+    schema_version: str
+    """The version of this document (`info.version`) the sidecar implements: a host that uses something
+    added in 1.N checks for at least 1.N.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -272,6 +281,7 @@ class PingResult:
         out: Dict[str, Any] = {}
         out["protocol"] = "a4aa.v1"
         out["version"] = _c.encode(self.version)
+        out["schemaVersion"] = _c.encode(self.schema_version)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -286,11 +296,12 @@ class PingResult:
         _c.const(d, "protocol", "a4aa.v1", path)
         return cls(
             version=_c.required(d, "version", path, _c.STRING),
+            schema_version=_c.required(d, "schemaVersion", path, _c.STRING),
             extra=_c.extra(d, _PingResult_FIELDS),
         )
 
 
-_PingResult_FIELDS: FrozenSet[str] = frozenset({"protocol", "version"})
+_PingResult_FIELDS: FrozenSet[str] = frozenset({"protocol", "version", "schemaVersion"})
 
 
 @dataclass(kw_only=True)
