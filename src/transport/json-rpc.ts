@@ -246,8 +246,11 @@ export class JsonRpcPeer {
 
   notify(method: string, params?: unknown): void {
     if (this.closedWith) return;
-    const msg: Obj = this.envelope({ method });
-    if (params !== undefined) msg.params = params;
+    // Built in one go (same members, same order as envelope + params): notifications are
+    // the hot path of event streaming.
+    const v = this.opts.writeVersion;
+    const msg =
+      params === undefined ? (v ? { jsonrpc: "2.0", method } : { method }) : v ? { jsonrpc: "2.0", method, params } : { method, params };
     this.send(msg, false);
   }
 

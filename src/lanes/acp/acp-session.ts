@@ -47,6 +47,29 @@ function stderrDetail(proc: PipeProcess): string {
   return tail ? `${how}; stderr tail:\n${tail}` : `${how}; no stderr output`;
 }
 
+/**
+ * `{sessionId, update: {sessionUpdate: <a chunk kind>, content: {type: "text", text}}}` and
+ * nothing more: a subset of what validateSessionNotification accepts (checked by a test),
+ * tested in a fraction of its time — streamed text is most of what an agent sends.
+ */
+export function isPlainTextChunk(params: unknown): params is A.SessionNotification {
+  if (!params || typeof params !== "object") return false;
+  const p = params as { sessionId?: unknown; update?: unknown };
+  if (typeof p.sessionId !== "string" || !p.update || typeof p.update !== "object" || keyCount(p) !== 2) return false;
+  const u = p.update as { sessionUpdate?: unknown; content?: unknown };
+  const kind = u.sessionUpdate;
+  if (kind !== "agent_message_chunk" && kind !== "agent_thought_chunk" && kind !== "user_message_chunk") return false;
+  if (!u.content || typeof u.content !== "object" || keyCount(u) !== 2) return false;
+  const c = u.content as { type?: unknown; text?: unknown };
+  return c.type === "text" && typeof c.text === "string" && keyCount(c) === 2;
+}
+
+function keyCount(o: object): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
 export class AcpLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
   agentInfo: AgentInfo | null = null;
@@ -330,7 +353,8 @@ export class AcpLaneSession implements LaneSession {
   private onAgentNotification(method: string, params: unknown): void {
     if (method === "session/update") {
       // An update the schema does not know (newer ACP, or a deviation) is passed on as raw.
-      if (!validateSessionNotification(params)) {
+      // The common case, a plain text chunk, is recognised without the schema validator.
+      if (!isPlainTextChunk(params) && !validateSessionNotification(params)) {
         this.ctx.emit({ type: "raw", source: "acp", payload: params ?? null });
         return;
       }
