@@ -48,10 +48,18 @@ const T = { timeout: TEST_TIMEOUT_MS };
 
 const bodyText = (mock: ModelMock, i: number): string => JSON.stringify(mock.mainRequests()[i]?.body ?? null);
 
-export function realSuite(cfg: RealConfig): void {
+export type RealCase = "text" | "thinking" | "tool" | "resume" | "cancel" | "error" | "selectors" | "permission";
+
+/**
+ * One `describe` per driver and file. `only` picks the cases of this file: the test runner
+ * bounds each file to 120 s, and a real CLI turn can take tens of seconds on a busy machine.
+ */
+export function realSuite(cfg: RealConfig, only?: readonly RealCase[]): void {
+  const skip = ((..._args: unknown[]) => undefined) as unknown as typeof it;
+  const maybe = (key: RealCase) => (only && !only.includes(key) ? skip : it);
   const installed = agentsInstalled([cfg.agent]);
   const version = installed ? pinnedVersions()[cfg.npmPackage] : "not installed";
-  describe(`cli lane, ${cfg.driver} driver, real ${cfg.npmPackage}@${version}`, { skip: installed ? false : INSTALL_HINT, timeout: SUITE_TIMEOUT_MS }, () => {
+  describe(`cli lane, ${cfg.driver} driver, real ${cfg.npmPackage}@${version}${only ? ` (${only.join(", ")})` : ""}`, { skip: installed ? false : INSTALL_HINT, timeout: SUITE_TIMEOUT_MS }, () => {
     const withHost = sharedHost();
 
     async function withAgent(script: Reply[], fn: (e: Env) => Promise<void>): Promise<void> {
@@ -72,7 +80,7 @@ export function realSuite(cfg: RealConfig): void {
 
     const prompt = (h: Host, sessionId: string, t: string): Promise<any> => h.request("session/prompt", { sessionId, text: t });
 
-    it("text and usage", T, () =>
+    maybe("text")("text and usage", T, () =>
       withAgent([reply.text("Hello from the mock.")], async ({ h, spec, run, options }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
         const out = await prompt(h, s.sessionId, "Say hello.");
@@ -85,7 +93,7 @@ export function realSuite(cfg: RealConfig): void {
         assert.ok(native, "the CLI's session id is known");
       }));
 
-    it("thinking", T, () =>
+    maybe("thinking")("thinking", T, () =>
       withAgent([reply.thinking("Pondering the request.", "Thought it over.")], async ({ h, spec, run, options }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
         const out = await prompt(h, s.sessionId, "Think first.");
@@ -94,7 +102,7 @@ export function realSuite(cfg: RealConfig): void {
         if (cfg.thoughts) assert.match(thoughts, /Pondering/);
       }));
 
-    it("a shell tool call and its result", T, () =>
+    maybe("tool")("a shell tool call and its result", T, () =>
       withAgent(reply.shellTurn(TOOL_CMD, "Tool turn finished."), async ({ h, spec, run, options, mock }) => {
         h.onPermission = (p) => ({ selected: p.options.find((o: any) => o.kind === "allowOnce").optionId });
         const s = await open(h, { spec, cwd: run.cwd, options: { ...options, ...cfg.toolOptions } });
@@ -111,7 +119,7 @@ export function realSuite(cfg: RealConfig): void {
         assert.match(bodyText(mock, 1), /A4AA-OK/, "the tool's output went back to the model");
       }));
 
-    it("resume: the second turn and a session opened with resume carry the first turn's history", T, () =>
+    maybe("resume")("resume: the second turn and a session opened with resume carry the first turn's history", T, () =>
       withAgent([reply.text("First answer."), reply.text("Second answer."), reply.text("Third answer.")], async ({ h, spec, run, options, mock }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
         const first = await prompt(h, s.sessionId, "First question.");
@@ -130,7 +138,7 @@ export function realSuite(cfg: RealConfig): void {
         assert.match(bodyText(mock, 2), /Second answer\./, "the resumed session holds the history");
       }));
 
-    it("R-CANCEL-1: a cancel during a slow stream settles cancelled within the grace; the process group is gone", T, (t: TestContext) =>
+    maybe("cancel")("R-CANCEL-1: a cancel during a slow stream settles cancelled within the grace; the process group is gone", T, (t: TestContext) =>
       withAgent([reply.slow(Array.from({ length: 60 }, (_, i) => `chunk${i} `), 250)], async ({ h, spec, run, options, mock }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
         const p = prompt(h, s.sessionId, "Go slowly.");
@@ -151,7 +159,7 @@ export function realSuite(cfg: RealConfig): void {
         for (const g of groups) assert.deepEqual(groupAlive(g), [], `group ${g} is gone`);
       }));
 
-    it("an API error fails the turn", T, () =>
+    maybe("error")("an API error fails the turn", T, () =>
       withAgent([{ ...reply.error(400, "Mock invalid request"), sticky: true }], async ({ h, spec, run, options }) => {
         const s = await open(h, { spec, cwd: run.cwd, options });
         const err = await prompt(h, s.sessionId, "Fail please.").catch((e) => e);
@@ -160,7 +168,7 @@ export function realSuite(cfg: RealConfig): void {
         assert.match(err.error.data!.detail ?? "", /Mock invalid request|400/);
       }));
 
-    it("R-OPEN-1: the model selector reaches the API; a selector the CLI has no flag for is refused before spawning", T, () =>
+    maybe("selectors")("R-OPEN-1: the model selector reaches the API; a selector the CLI has no flag for is refused before spawning", T, () =>
       withAgent([reply.text("ok")], async ({ h, spec, run, options, mock }) => {
         const err = await h.request("session/open", { spec, cwd: run.cwd, options: cfg.refused }).catch((e) => e);
         assert.equal(err.code, "unsupported_selector");
@@ -171,7 +179,7 @@ export function realSuite(cfg: RealConfig): void {
       }));
 
     if (cfg.asks) {
-      it("R-PERM-1: a permission request is relayed to the host: once allowed, once denied", T, () =>
+      maybe("permission")("R-PERM-1: a permission request is relayed to the host: once allowed, once denied", T, () =>
         withAgent(
           [reply.shell("touch allowed.txt"), reply.text("Made it."), reply.shell("touch denied.txt"), reply.text("Was refused.")],
           async ({ h, spec, run, options }) => {

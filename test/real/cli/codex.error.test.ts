@@ -1,0 +1,5 @@
+// codex against the real `codex exec --json` (@openai/codex, pinned in test/agents).: error.
+import { CONFIGS } from "./helpers/configs.js";
+import { realSuite } from "./helpers/real.js";
+
+realSuite(CONFIGS.codex, ["error"]);
