@@ -25,7 +25,7 @@ function firstLine(start: () => ReturnType<typeof track>, input?: string): Promi
 }
 
 export async function coldStartSuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
-  const runs = ctx.quick ? 5 : 30;
+  const runs = ctx.quick ? 3 : 30;
   const floor: number[] = [];
   const side: number[] = [];
   const ping = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}\n`;

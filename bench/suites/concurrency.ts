@@ -94,7 +94,7 @@ async function viaSidecar(n: number): Promise<Run> {
 }
 
 export async function concurrencySuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
-  const n = ctx.quick ? 50 : 500;
+  const n = ctx.quick ? 30 : 500;
   const d = await direct(n);
   ctx.log(`  direct  open p50 ${d.openP50.toFixed(0)} ms, p99 ${d.openP99.toFixed(0)} ms, total ${d.totalMs.toFixed(0)} ms`);
   const s = await viaSidecar(n);

@@ -135,7 +135,7 @@ async function oversize(lineBytes: number): Promise<{ growth: number; before: nu
 
 export async function framesSuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const frame = ctx.quick ? 16 * MiB : LIMIT;
-  const over = ctx.quick ? 256 * MiB : 1024 * MiB;
+  const over = ctx.quick ? 128 * MiB : 1024 * MiB;
   const mib = (b: number) => b / MiB;
   const label = `${mib(frame)} MiB`;
   // The request line holds the text plus ~120 bytes of envelope: stay inside the limit.

@@ -50,8 +50,8 @@ async function measure(start: () => ChildProcess, n: number, warm: number): Prom
 }
 
 export async function pingSuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
-  const n = ctx.quick ? 2_000 : 20_000;
-  const warm = ctx.quick ? 500 : 2_000;
+  const n = ctx.quick ? 1_000 : 20_000;
+  const warm = ctx.quick ? 200 : 2_000;
   const startEcho = () => track({ cmd: process.execPath, args: [ECHO] });
   // Alternate the two (echo, sidecar, echo, sidecar…) and keep each one's best round:
   // the machine is shared, a round that met a burst of other work says nothing about us.
