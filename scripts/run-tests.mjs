@@ -2,7 +2,7 @@
 // Runs node's test runner on the compiled tests (*.test.js) under the given folders or
 // files, e.g. `node scripts/run-tests.mjs test/unit test/agents/mocks.test.ts`. Paths are
 // source paths; the compiled files live under dist/. Flags (--test-name-pattern=…) pass through.
-import { readdirSync, statSync, existsSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 
@@ -48,4 +48,33 @@ const r = spawnSync(
   ],
   { stdio: "inherit", cwd: root },
 );
+// Every test tags the processes it starts (an A4AA_*_MARKER variable in their environment);
+// after the whole run none may be left, whichever test started it.
+function leftovers() {
+  const out = [];
+  if (process.platform !== "linux") return out;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const env = readFileSync(`/proc/${name}/environ`, "latin1");
+      if (/(^|\0)A4AA_(TEST|CONFORMANCE)_MARKER=/.test(env)) {
+        out.push(`${name} ${readFileSync(`/proc/${name}/cmdline`, "latin1").replace(/\0/g, " ").trim()}`);
+      }
+    } catch {
+      // gone, or not ours
+    }
+  }
+  return out;
+}
+let left = leftovers();
+for (let i = 0; i < 20 && left.length; i++) {
+  spawnSync("sleep", ["0.25"]);
+  left = leftovers();
+}
+if (left.length) {
+  console.error(`\nrun-tests: ${left.length} process(es) started by the tests are still running:\n  ${left.join("\n  ")}`);
+  process.exit(r.status || 1);
+}
 process.exit(r.status ?? 1);
