@@ -92,6 +92,17 @@ export abstract class SupervisedProcess {
     return (this.tail + this.partial).slice(-STDERR_TAIL_BYTES);
   }
 
+  /**
+   * How the process ended (`what` follows it, e.g. "before ending the turn") and the tail of
+   * its stderr, for an error's detail: "exited with code 3 before …; stderr tail:\n…".
+   */
+  exitSummary(what?: string): string {
+    const e = this.exit;
+    const how = !e ? "is still running" : e.signal ? `was killed by ${e.signal}` : `exited with code ${e.code}`;
+    const tail = this.stderrTail().trimEnd();
+    return `${how}${what ? ` ${what}` : ""}${tail ? `; stderr tail:\n${tail}` : " (no stderr output)"}`;
+  }
+
   /** Calls `cb` with each complete stderr line; returns the unsubscribe function. */
   onStderrLine(cb: (line: string) => void): () => void {
     this.stderrListeners.add(cb);

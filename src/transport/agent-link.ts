@@ -2,13 +2,13 @@
 // by maxOutputBytes), the peer, host backpressure, and what to do with lines that are
 // not JSON-RPC. Used by every lane whose agent speaks JSON-RPC (acp, rpc).
 import type { Readable, Writable } from "node:stream";
-import { JsonRpcPeer, needsSourceText, type PeerOptions } from "./json-rpc.js";
+import { JsonRpcPeer, RpcHandlerError, needsSourceText, type PeerOptions } from "./json-rpc.js";
 import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
 import { LineReader, isBlank } from "./line-reader.js";
 import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
 
 export interface AgentLinkOptions
-  extends Pick<PeerOptions, "onRequest" | "onNotification" | "toRpcError" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
+  extends Pick<PeerOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
   stdin: Writable;
   stdout: Readable;
   /** Most bytes one line may hold. */
@@ -37,7 +37,8 @@ export class AgentLink {
       sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
       onRequest: o.onRequest,
       onNotification: o.onNotification,
-      toRpcError: o.toRpcError,
+      // What a handler threw: its own JSON-RPC error, or -32603 with the message.
+      toRpcError: (e: unknown) => (e instanceof RpcHandlerError ? e.toRpcError() : { code: -32603, message: (e as Error)?.message ?? String(e) }),
       onUnmatchedResponse: o.onUnmatchedResponse,
       invalidRequest: (reason) => ({ code: -32600, message: `Invalid Request: ${reason}` }),
       requireVersion: o.requireVersion,

@@ -21,6 +21,22 @@ export class RpcResponseError extends Error {
   }
 }
 
+/** Thrown by a request handler: the request is answered with exactly this JSON-RPC error. */
+export class RpcHandlerError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "RpcHandlerError";
+  }
+
+  toRpcError(): RpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
 export interface RequestContext {
   /** The request id as parsed (any JSON value). */
   id: unknown;

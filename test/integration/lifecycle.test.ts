@@ -130,7 +130,7 @@ test("R-SUP-2: an agent that crashes mid-turn fails the turn with agent_exited a
   const r = await s.call("session/prompt", { sessionId: a, text: "crash" });
   assert.equal(r.error!.data.code, "agent_exited");
   assert.equal(r.error!.data.uncertainEffect, true);
-  assert.match(r.error!.data.detail, /exit code 3/);
+  assert.match(r.error!.data.detail, /exited with code 3/);
   assert.match(r.error!.data.detail, /fake-agent: boom/);
   const again = await s.call("session/prompt", { sessionId: a, text: "text:x" });
   assert.equal(again.error!.data.code, "agent_exited");
@@ -152,7 +152,8 @@ test("R-EOF-1: stdin EOF closes every session, settles pending turns, fails open
   assert.equal(code, 0);
   const ra = await pa;
   const rb = await pb;
-  assert.equal(ra.result?.stopReason ?? ra.error?.data.code, "cancelled");
+  // Either is right (R-EOF-1): under load the agent may get the cancel before the prompt.
+  assert.ok(ra.result?.stopReason === "cancelled" || ra.error?.data.code === "session_closed", JSON.stringify(ra));
   assert.ok(rb.result?.stopReason === "cancelled" || rb.error?.data.code === "session_closed");
   assert.deepEqual(processesWithMarker(marker), []);
 });

@@ -20,10 +20,11 @@ import type {
 } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
 import { AgentLink } from "../../transport/agent-link.js";
-import { RpcResponseError, type RpcErrorObject } from "../../transport/json-rpc.js";
-import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import { RpcHandlerError, RpcResponseError } from "../../transport/json-rpc.js";
+import type { PipeProcess } from "../../supervise/spawn.js";
+import { openOverPipes } from "../open-over-pipes.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
-import { AgentRequestError, ConfinedFs } from "./fs.js";
+import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
@@ -40,12 +41,6 @@ const OPTION_KINDS: Record<string, PermissionOptionKind> = {
 };
 
 type Phase = "handshake" | "ready" | "closing";
-
-function stderrDetail(proc: PipeProcess): string {
-  const tail = proc.stderrTail().trimEnd();
-  const how = proc.exit ? (proc.exit.signal ? `killed by ${proc.exit.signal}` : `exit code ${proc.exit.code}`) : "still running";
-  return tail ? `${how}; stderr tail:\n${tail}` : `${how}; no stderr output`;
-}
 
 /**
  * `{sessionId, update: {sessionUpdate: <a chunk kind>, content: {type: "text", text}}}` and
@@ -103,8 +98,6 @@ export class AcpLaneSession implements LaneSession {
       writeVersion: true,
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),
-      toRpcError: (e): RpcErrorObject =>
-        e instanceof AgentRequestError ? { code: e.code, message: e.message } : { code: -32603, message: (e as Error)?.message ?? String(e) },
       onNoise: (line, reason) => {
         ctx.logger.debug(`agent stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
         ctx.emit({ type: "raw", source: "stdout", payload: line });
@@ -119,8 +112,8 @@ export class AcpLaneSession implements LaneSession {
       const stage = this.phase === "handshake" ? "spawn" : "prompt";
       const err =
         stage === "spawn"
-          ? errors.spawnFailed(`the agent exited before the ACP handshake completed (${stderrDetail(proc)})`)
-          : errors.agentExited("prompt", `the agent exited (${stderrDetail(proc)})`);
+          ? errors.spawnFailed(`the agent ${proc.exitSummary("before the ACP handshake completed")}`)
+          : errors.agentExited("prompt", `the agent ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
   }
@@ -378,7 +371,7 @@ export class AcpLaneSession implements LaneSession {
         return this.fs.write(params as { path: unknown; content: unknown });
       case "terminal/create":
         if (!this.terminals) break;
-        if (!params || typeof (params as { command?: unknown }).command !== "string") throw new AgentRequestError(-32602, "command must be a string");
+        if (!params || typeof (params as { command?: unknown }).command !== "string") throw new RpcHandlerError(-32602, "command must be a string");
         return this.terminals.create(params as Parameters<Terminals["create"]>[0]);
       case "terminal/output":
         if (!this.terminals) break;
@@ -394,12 +387,12 @@ export class AcpLaneSession implements LaneSession {
         return this.terminals.release(params as { terminalId: string });
     }
     this.ctx.emit({ type: "raw", source: "acp", payload: { method, params: params ?? null } });
-    throw new AgentRequestError(-32601, `Method not found: the client does not offer ${method}`);
+    throw new RpcHandlerError(-32601, `Method not found: the client does not offer ${method}`);
   }
 
   private async onPermission(params: unknown): Promise<A.RequestPermissionResponse> {
     if (!validateRequestPermissionRequest(params)) {
-      throw new AgentRequestError(-32602, `invalid session/request_permission params: ${JSON.stringify(validateRequestPermissionRequest.errors?.[0] ?? {})}`);
+      throw new RpcHandlerError(-32602, `invalid session/request_permission params: ${JSON.stringify(validateRequestPermissionRequest.errors?.[0] ?? {})}`);
     }
     const tc = params.toolCall;
     const mem = this.toolCalls.get(tc.toolCallId);
@@ -423,21 +416,6 @@ export class AcpLaneSession implements LaneSession {
   }
 }
 
-export async function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
-  const { spec } = ctx;
-  const proc = await startPipe({
-    program: spec.command.program,
-    args: spec.command.args,
-    cwd: ctx.cwd,
-    env: ctx.env,
-    name: `${spec.id} (acp)`,
-  });
-  const session = new AcpLaneSession(ctx, proc);
-  try {
-    await session.handshake();
-    return session;
-  } catch (e) {
-    await session.shutdown();
-    throw e;
-  }
+export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
+  return openOverPipes(ctx, (proc) => new AcpLaneSession(ctx, proc));
 }

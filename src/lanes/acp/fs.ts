@@ -4,16 +4,8 @@
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { RpcHandlerError } from "../../transport/json-rpc.js";
 
-/** An error to send back to the agent as a JSON-RPC error. */
-export class AgentRequestError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const INVALID_PARAMS = -32602;
 const NOT_FOUND = -32002; // ACP's "Resource not found"
@@ -32,7 +24,7 @@ export class ConfinedFs {
   /** Resolves `p` (absolute) to its real path and checks it stays inside the root. */
   private async confine(p: unknown, forWrite: boolean): Promise<string> {
     if (typeof p !== "string" || !path.isAbsolute(p)) {
-      throw new AgentRequestError(INVALID_PARAMS, `path must be absolute: ${JSON.stringify(p)}`);
+      throw new RpcHandlerError(INVALID_PARAMS, `path must be absolute: ${JSON.stringify(p)}`);
     }
     const root = await this.realRoot;
     const normal = path.resolve(p);
@@ -41,23 +33,23 @@ export class ConfinedFs {
       real = await fsp.realpath(normal);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT" || !forWrite) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new AgentRequestError(NOT_FOUND, `no such file: ${p}`);
-        throw new AgentRequestError(INVALID_PARAMS, `cannot resolve ${p}: ${(e as Error).message}`);
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new RpcHandlerError(NOT_FOUND, `no such file: ${p}`);
+        throw new RpcHandlerError(INVALID_PARAMS, `cannot resolve ${p}: ${(e as Error).message}`);
       }
       // A new file: its directory must exist and be inside; a dangling symlink is refused
       // (writing through it would create its target wherever it points).
       const lst = await fsp.lstat(normal).catch(() => null);
-      if (lst?.isSymbolicLink()) throw new AgentRequestError(INVALID_PARAMS, `refused: ${p} is a symlink to a missing file`);
+      if (lst?.isSymbolicLink()) throw new RpcHandlerError(INVALID_PARAMS, `refused: ${p} is a symlink to a missing file`);
       let dir: string;
       try {
         dir = await fsp.realpath(path.dirname(normal));
       } catch {
-        throw new AgentRequestError(NOT_FOUND, `no such directory: ${path.dirname(p)}`);
+        throw new RpcHandlerError(NOT_FOUND, `no such directory: ${path.dirname(p)}`);
       }
       real = path.join(dir, path.basename(normal));
     }
     if (!inside(root, real)) {
-      throw new AgentRequestError(INVALID_PARAMS, `refused: ${p} is outside the session's working directory ${this.root}`);
+      throw new RpcHandlerError(INVALID_PARAMS, `refused: ${p} is outside the session's working directory ${this.root}`);
     }
     return real;
   }
@@ -69,7 +61,7 @@ export class ConfinedFs {
       text = await fsp.readFile(p, "utf8");
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new AgentRequestError(code === "ENOENT" ? NOT_FOUND : INVALID_PARAMS, `cannot read ${params.path}: ${(e as Error).message}`);
+      throw new RpcHandlerError(code === "ENOENT" ? NOT_FOUND : INVALID_PARAMS, `cannot read ${params.path}: ${(e as Error).message}`);
     }
     const line = typeof params.line === "number" && params.line >= 1 ? Math.floor(params.line) : undefined;
     const limit = typeof params.limit === "number" && params.limit >= 0 ? Math.floor(params.limit) : undefined;
@@ -81,7 +73,7 @@ export class ConfinedFs {
   }
 
   async write(params: { path: unknown; content: unknown }): Promise<null> {
-    if (typeof params.content !== "string") throw new AgentRequestError(INVALID_PARAMS, "content must be a string");
+    if (typeof params.content !== "string") throw new RpcHandlerError(INVALID_PARAMS, "content must be a string");
     const p = await this.confine(params.path, true);
     const tmp = path.join(path.dirname(p), `.${path.basename(p)}.a4aa-${randomBytes(6).toString("hex")}.tmp`);
     let mode: number | undefined;
@@ -95,7 +87,7 @@ export class ConfinedFs {
       await fsp.rename(tmp, p);
     } catch (e) {
       await fsp.rm(tmp, { force: true });
-      throw new AgentRequestError(INVALID_PARAMS, `cannot write ${params.path}: ${(e as Error).message}`);
+      throw new RpcHandlerError(INVALID_PARAMS, `cannot write ${params.path}: ${(e as Error).message}`);
     }
     return null;
   }

@@ -2,6 +2,7 @@
 // usage arithmetic, and the selector checks every driver runs before spawning.
 import type { Effort, JsonValue, PermissionPreset, ToolKind, Usage } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
+import { isBlank } from "../../transport/line-reader.js";
 
 export type Obj = Record<string, unknown>;
 
@@ -150,4 +151,19 @@ export function checkSelectors(driver: string, rules: SelectorRules, v: Selector
   }
   if (v.mode !== undefined && (!rules.mode || !rules.mode.includes(v.mode))) throw refuse("mode", v.mode, rules.mode || false);
   if (v.permission !== undefined && !rules.permission.includes(v.permission)) throw refuse("permission preset", v.permission, rules.permission);
+}
+
+/**
+ * A stdout line of a JSON-lines CLI, parsed; a line that is not JSON is passed on as a `raw`
+ * event (nothing the CLI says is lost) and gives undefined, as does a blank one.
+ */
+export function parseJsonLine(buf: Buffer, emitRaw: (text: string) => void): unknown {
+  if (isBlank(buf)) return undefined;
+  const text = buf.toString("utf8");
+  try {
+    return JSON.parse(text);
+  } catch {
+    emitRaw(text);
+    return undefined;
+  }
 }

@@ -11,7 +11,7 @@ import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { AnsiStripper } from "./ansi.js";
 import { checkSelectors, type SelectorRules } from "./common.js";
 import { capabilitiesOf, KILL_GRACE_MS, type PerTurnDriver } from "./turn-session.js";
-import { exitText, type TextParser } from "./turn-process.js";
+import type { TextParser } from "./turn-process.js";
 
 export const genericRules: SelectorRules = {
   model: false,
@@ -124,7 +124,7 @@ export class PtyGenericSession implements LaneSession {
       if (how === "limit") throw errors.outputLimit("prompt", max);
       if (how === "idle" || proc.exit?.code === 0) return { stopReason: "endTurn" };
       this.alive = false;
-      throw errors.agentExited("prompt", exitText(spec.command.program, proc.exit, proc.stderrTail()));
+      throw errors.agentExited("prompt", `${spec.command.program} ${proc.exitSummary("before ending the turn")}`);
     } finally {
       if (idleTimer) clearTimeout(idleTimer);
       offData();

@@ -8,11 +8,11 @@ import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome }
 import { A4aaError, errors } from "../../errors.js";
 import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, TurnInput } from "../lane.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
-import { isBlank, LineReader } from "../../transport/line-reader.js";
+import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
-import { arr, checkSelectors, diffUsage, isObj, json, obj, str, toolKind, toolTitle, type Obj, type SelectorRules } from "./common.js";
-import { exitText, type TurnEnd } from "./turn-process.js";
+import { arr, checkSelectors, parseJsonLine, diffUsage, isObj, json, obj, str, toolKind, toolTitle, type Obj, type SelectorRules } from "./common.js";
+import type { TurnEnd } from "./turn-process.js";
 import { capabilitiesOf, KILL_GRACE_MS } from "./turn-session.js";
 import type { Usage } from "../../../generated/ts/types.js";
 
@@ -139,7 +139,7 @@ export class StreamJsonSession implements LaneSession {
       const answer = await Promise.race([
         this.request({ subtype: "initialize", hooks: null }),
         proc.exited.then(() => {
-          throw errors.spawnFailed(exitText(spec.command.program, proc.exit, proc.stderrTail()).replace("before ending the turn", "during its handshake"));
+          throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
         }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
@@ -149,7 +149,7 @@ export class StreamJsonSession implements LaneSession {
         }),
       ]);
       if (proc.exit) {
-        throw errors.spawnFailed(exitText(spec.command.program, proc.exit, proc.stderrTail()).replace("before ending the turn", "during its handshake"));
+        throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
       }
       if (answer.subtype === "error") {
         throw new A4aaError("initialize_failed", "initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
@@ -174,7 +174,7 @@ export class StreamJsonSession implements LaneSession {
       if (t.cancelled) t.settle({ outcome: { stopReason: "cancelled" } });
       else {
         this.alive = false;
-        t.settle({ error: errors.agentExited("prompt", exitText(this.ctx.spec.command.program, exit, proc.stderrTail())) });
+        t.settle({ error: errors.agentExited("prompt", `${this.ctx.spec.command.program} ${proc.exitSummary("before ending the turn")}`) });
       }
     }, 50);
   }
@@ -212,15 +212,8 @@ export class StreamJsonSession implements LaneSession {
   // ---- stdout ------------------------------------------------------------------------
 
   private line(buf: Buffer): void {
-    if (isBlank(buf)) return;
-    const text = buf.toString("utf8");
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      this.ctx.emit({ type: "raw", source: "stdout", payload: text });
-      return;
-    }
+    const msg = parseJsonLine(buf, (text) => this.ctx.emit({ type: "raw", source: "stdout", payload: text }));
+    if (msg === undefined) return;
     if (!isObj(msg)) {
       this.ctx.emit({ type: "raw", source: "stdout", payload: json(msg) });
       return;

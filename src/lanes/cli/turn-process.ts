@@ -7,9 +7,9 @@ import type { AgentEvent, CliAgentSpec, TurnOutcome } from "../../../generated/t
 import { errors, type A4aaError } from "../../errors.js";
 import type { LaneContext } from "../lane.js";
 import { startPipe, type ExitInfo, type PipeProcess, type StopResult } from "../../supervise/spawn.js";
-import { isBlank, LineReader } from "../../transport/line-reader.js";
+import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
-import { sleep } from "./common.js";
+import { parseJsonLine, sleep } from "./common.js";
 
 export type TurnEnd = { outcome: TurnOutcome } | { error: A4aaError };
 
@@ -55,12 +55,6 @@ export interface TurnProcessSpec {
 /** How long stdout may stay open after the process exited (a grandchild can hold it). */
 const DRAIN_AFTER_EXIT_MS = 500;
 
-export function exitText(program: string, exit: ExitInfo | null, stderrTail: string): string {
-  const how = !exit ? "stopped" : exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  const tail = stderrTail.trim();
-  return `${program} ${how} before ending the turn${tail ? `; stderr: ${tail}` : " (no stderr)"}`;
-}
-
 export class TurnProcess {
   private proc: PipeProcess | null = null;
   private cancelled = false;
@@ -99,16 +93,8 @@ export class TurnProcess {
       sessionId: (id) => this.s.onSessionId(id),
     };
     const mapLine = (buf: Buffer) => {
-      if (isBlank(buf)) return;
-      const text = buf.toString("utf8");
-      let msg: unknown;
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        ctx.emit({ type: "raw", source: "stdout", payload: text });
-        return;
-      }
-      if (parser.kind !== "lines") return;
+      const msg = parseJsonLine(buf, (text) => ctx.emit({ type: "raw", source: "stdout", payload: text }));
+      if (msg === undefined || parser.kind !== "lines") return;
       try {
         parser.line(msg, sink);
       } catch (e) {
@@ -161,7 +147,7 @@ export class TurnProcess {
       else if (this.cancelled) result = { outcome: { stopReason: "cancelled" } };
       else {
         result = parser.exited?.(proc.exit!, sink) ?? {
-          error: errors.agentExited("prompt", exitText(spec.command.program, proc.exit, proc.stderrTail())),
+          error: errors.agentExited("prompt", `${spec.command.program} ${proc.exitSummary("before ending the turn")}`),
         };
       }
       // The terminal event ends the turn: the CLI gets a short grace to exit, then the group is ended.

@@ -4,9 +4,10 @@
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
-import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import type { PipeProcess } from "../../supervise/spawn.js";
 import { AgentLink } from "../../transport/agent-link.js";
-import { RpcResponseError, type RequestContext, type RpcErrorObject } from "../../transport/json-rpc.js";
+import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
+import { openOverPipes } from "../open-over-pipes.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
@@ -16,22 +17,6 @@ import { codexPolicy } from "./presets.js";
 const CANCEL_ID_WAIT_MS = 2000;
 
 type Phase = "handshake" | "ready" | "closing";
-
-/** An error the lane answers one of Codex's requests with. */
-class AgentRequestError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function stderrDetail(proc: PipeProcess): string {
-  const tail = proc.stderrTail().trimEnd();
-  const how = proc.exit ? (proc.exit.signal ? `killed by ${proc.exit.signal}` : `exit code ${proc.exit.code}`) : "still running";
-  return tail ? `${how}; stderr tail:\n${tail}` : `${how}; no stderr output`;
-}
 
 /** The turn in flight, from `turn/start` to `turn/completed`. */
 class ActiveTurn {
@@ -127,8 +112,6 @@ export class CodexLaneSession implements LaneSession {
       writeVersion: false,
       onRequest: (method, params, rctx) => this.onAgentRequest(method, params, rctx),
       onNotification: (method, params) => this.onNotification(method, params),
-      toRpcError: (e): RpcErrorObject =>
-        e instanceof AgentRequestError ? { code: e.code, message: e.message } : { code: -32603, message: (e as Error)?.message ?? String(e) },
       onNoise: (line, reason) => {
         ctx.logger.debug(`codex stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
         ctx.emit({ type: "raw", source: "stdout", payload: line });
@@ -144,8 +127,8 @@ export class CodexLaneSession implements LaneSession {
       if (this.phase === "closing") return;
       const err =
         this.phase === "handshake"
-          ? errors.spawnFailed(`codex app-server exited before the handshake completed (${stderrDetail(proc)})`)
-          : errors.agentExited("prompt", `codex app-server exited (${stderrDetail(proc)})`);
+          ? errors.spawnFailed(`codex app-server ${proc.exitSummary("before the handshake completed")}`)
+          : errors.agentExited("prompt", `codex app-server ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
   }
@@ -449,7 +432,7 @@ export class CodexLaneSession implements LaneSession {
   private async onAgentRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown> {
     if (method === COMMAND_APPROVAL || method === FILE_CHANGE_APPROVAL) {
       const p = params as { itemId?: unknown } | undefined;
-      if (!p || typeof p.itemId !== "string") throw new AgentRequestError(-32602, `${method}: itemId must be a string`);
+      if (!p || typeof p.itemId !== "string") throw new RpcHandlerError(-32602, `${method}: itemId must be a string`);
       const onUnknown = (d: unknown) =>
         this.ctx.logger.warn(`${method}: decision ${JSON.stringify(d)} is unknown to a4aa; not offered`, this.ctx.sessionId);
       const mem = this.toolItems.get(p.itemId);
@@ -468,25 +451,10 @@ export class CodexLaneSession implements LaneSession {
     }
     // Never leave a request of Codex hanging: what a4aa cannot handle is refused.
     this.raw(method, params);
-    throw new AgentRequestError(-32601, `a4aa does not handle ${method}`);
+    throw new RpcHandlerError(-32601, `a4aa does not handle ${method}`);
   }
 }
 
-export async function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
-  const { spec } = ctx;
-  const proc = await startPipe({
-    program: spec.command.program,
-    args: spec.command.args,
-    cwd: ctx.cwd,
-    env: ctx.env,
-    name: `${spec.id} (rpc)`,
-  });
-  const session = new CodexLaneSession(ctx, proc);
-  try {
-    await session.handshake();
-    return session;
-  } catch (e) {
-    await session.shutdown();
-    throw e;
-  }
+export function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
+  return openOverPipes(ctx, (proc) => new CodexLaneSession(ctx, proc));
 }

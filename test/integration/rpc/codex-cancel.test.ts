@@ -65,7 +65,7 @@ test("R-SUP-2: codex crashing mid-turn fails the turn with agent_exited (stderr 
   const r = await prompt(h, sid, "crash");
   assert.equal(r.error?.data.code, "agent_exited");
   assert.equal(r.error?.data.uncertainEffect, true);
-  assert.match(r.error?.data.detail, /exit code 3[\s\S]*crashing mid-turn/);
+  assert.match(r.error?.data.detail, /exited with code 3[\s\S]*crashing mid-turn/);
   const again = await prompt(h, sid, "text:x");
   assert.equal(again.error?.data.code, "agent_exited");
   assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});

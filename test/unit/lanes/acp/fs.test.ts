@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, readdirSync, statSync, chmodSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AgentRequestError, ConfinedFs } from "../../../../src/lanes/acp/fs.js";
+import { ConfinedFs } from "../../../../src/lanes/acp/fs.js";
+import { RpcHandlerError } from "../../../../src/transport/json-rpc.js";
 
 function tree() {
   const top = mkdtempSync(path.join(os.tmpdir(), "a4aa-fs-"));
@@ -17,7 +18,7 @@ function tree() {
   symlinkSync(path.join(top, "missing.txt"), path.join(root, "dangling"));
   return { top, root, fs: new ConfinedFs(root) };
 }
-const refused = (p: Promise<unknown>, re: RegExp) => assert.rejects(p, (e) => e instanceof AgentRequestError && re.test(e.message));
+const refused = (p: Promise<unknown>, re: RegExp) => assert.rejects(p, (e) => e instanceof RpcHandlerError && re.test(e.message));
 
 test("reads inside the cwd, with line and limit", async () => {
   const { root, fs } = tree();
