@@ -176,6 +176,10 @@ export class Walker {
     const ne = n["x-experimental"] === true;
     if (!oe && ne && !ctx.oldExp) this.emit(ctx, "experimental-marked", loc, "now x-experimental");
     if (oe && !ne && !ctx.newExp) this.emit({ ...ctx, oldExp: false }, "experimental-unmarked", loc, "no longer x-experimental");
+    const oo = isOpen(o);
+    const no = isOpen(n);
+    if (!oo && no) this.emit(ctx, "open-marked", loc, "now x-open: hosts must accept members they do not know");
+    if (oo && !no) this.emit(ctx, "open-unmarked", loc, "no longer x-open");
     for (const k of DOCS) {
       if (key(o[k]) !== key(n[k])) this.emit({ ...ctx, oldExp: false }, "docs-changed", loc, k);
     }

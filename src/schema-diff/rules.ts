@@ -283,6 +283,19 @@ export const RULES: Rule[] = [
     judge: () => j("break", "ok", "withdraws the compatibility promise hosts were given; the mark never excuses changes made in the same diff"),
   },
   {
+    name: "open-marked",
+    summary: "An enum or union was marked x-open: later minor versions may add members.",
+    judge: byRole(
+      j("ok", "ok", "hosts only send values they know"),
+      j("warn", "ok", "hosts that switch exhaustively must now handle unknown members (the generated clients do)"),
+    ),
+  },
+  {
+    name: "open-unmarked",
+    summary: "An enum or union is no longer x-open.",
+    judge: () => j("ok", "ok", "from now on members are added only with a major version"),
+  },
+  {
     name: "experimental-unmarked",
     summary: "An experimental element became stable.",
     judge: () => j("ok", "ok", "the promise starts now"),

@@ -348,6 +348,24 @@ const CASES: Case[] = [
     change: (d) => delete M(d, "session/cancel")["x-experimental"],
     expect: ["experimental-unmarked @ method session/cancel => compatible"],
   },
+  {
+    name: "an output enum marked open (x-open): exhaustive host switches must handle unknown values",
+    change: (d) => (S(d).ToolCallStatus["x-open"] = true),
+    expect: ["open-marked @ ToolCallStatus => warning"],
+    bump: "minor",
+    generic: "nothing (an unknown keyword)",
+  },
+  {
+    name: "an enum no longer open",
+    change: (d) => delete S(d).ToolKind["x-open"],
+    expect: ["open-unmarked @ ToolKind => compatible"],
+  },
+  {
+    name: "x-open added where the description already said hosts ignore unknown members: no change",
+    change: (d) => delete S(d).AgentEvent["x-open"],
+    expect: [],
+    bump: "none",
+  },
 
   // Everything else.
   { name: "description changed", change: (d) => (S(d).Effort.description = "How hard the model thinks."), expect: [], bump: "none" },
