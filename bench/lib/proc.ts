@@ -5,6 +5,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { processesWithVar } from "../../test/helpers/procs.js";
 
 /** The repository root (this file runs as dist/bench/lib/proc.js). */
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -69,19 +70,7 @@ export async function stop(child: ChildProcess, graceMs = 10_000): Promise<numbe
 
 /** Live processes whose environment carries this run's marker (agents included). */
 export function markedPids(): number[] {
-  const needle = `${MARKER_ENV}=${MARKER}`;
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") continue;
-      if (readFileSync(`/proc/${name}/environ`, "latin1").split("\0").includes(needle)) out.push(Number(name));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return out;
+  return processesWithVar(MARKER_ENV, MARKER);
 }
 
 /** Kills every process this run started (tracked children first, then anything marked). */

@@ -1,11 +1,12 @@
 // A test host: runs the real `a4aa serve` (the compiled dist/src/cli/main.js) as a child
 // process and speaks NDJSON to it, recording every message in both directions.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent, AgentSpec } from "../../generated/ts/types.js";
 import { LineReader } from "../../src/transport/line-reader.js";
+import { killAll, newMarker, processesWithMarker, waitGone } from "./procs.js";
+
+export { newMarker, processesWithMarker };
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 export const FAKE_ACP_AGENT = fileURLToPath(new URL("../fixtures/acp/fake-agent.js", import.meta.url));
@@ -175,11 +176,6 @@ export class TestSidecar {
   }
 }
 
-/** A marker that every process of one test carries in its environment. */
-export function newMarker(): string {
-  return `m${randomUUID().replace(/-/g, "")}`;
-}
-
 export function fakeAgentSpec(marker: string, flags: string[] = [], extra: Partial<AgentSpec> = {}): AgentSpec {
   return {
     id: "fake",
@@ -205,42 +201,12 @@ export function exampleAgentSpec(marker: string, args: string[] = ["--delay-ms",
   };
 }
 
-/** Live (non-zombie) processes whose environment carries `marker`. */
-export function processesWithMarker(marker: string): number[] {
-  const needle = `A4AA_TEST_MARKER=${marker}`;
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (state === "Z") continue;
-      if (readFileSync(`/proc/${name}/environ`, "latin1").split("\0").includes(needle)) out.push(Number(name));
-    } catch {
-      // gone, or not ours
-    }
-  }
-  return out;
-}
-
 /** Waits until no process carries `marker`; returns the survivors after `timeoutMs`. */
-export async function waitNoProcesses(marker: string, timeoutMs = 5000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = processesWithMarker(marker);
-  while (left.length && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = processesWithMarker(marker);
-  }
-  return left;
+export function waitNoProcesses(marker: string, timeoutMs = 5000): Promise<number[]> {
+  return waitGone(() => processesWithMarker(marker), timeoutMs);
 }
 
 /** Kills whatever carries `marker` (cleanup after a failed test). */
 export function killMarked(marker: string): void {
-  for (const pid of processesWithMarker(marker)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
+  killAll(processesWithMarker(marker));
 }

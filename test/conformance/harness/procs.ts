@@ -2,6 +2,7 @@
 // check starts carries an env marker (set through the spec's env policy), so leftovers
 // are found without knowing how the implementation supervises them.
 import { readFileSync, readdirSync } from "node:fs";
+import { killAll, processesWithVar, waitGone } from "../../helpers/procs.js";
 
 export const MARKER_VAR = "A4AA_CONFORMANCE_MARKER";
 
@@ -29,18 +30,7 @@ function pids(): number[] {
 
 /** Live (non-zombie) processes whose environment carries the marker. */
 export function markedProcesses(marker: string): number[] {
-  const needle = `${MARKER_VAR}=${marker}`;
-  const out: number[] = [];
-  for (const pid of pids()) {
-    const s = stat(pid);
-    if (!s || s.state === "Z" || s.state === "X") continue;
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) out.push(pid);
-    } catch {
-      // gone, or not readable
-    }
-  }
-  return out;
+  return processesWithVar(MARKER_VAR, marker);
 }
 
 /** A short description of processes, for failure messages. */
@@ -57,24 +47,12 @@ export function describe(list: number[]): string {
 }
 
 /** Waits until no process carries the marker; returns the survivors after `timeoutMs`. */
-export async function waitNoMarked(marker: string, timeoutMs: number): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = markedProcesses(marker);
-  while (left.length && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = markedProcesses(marker);
-  }
-  return left;
+export function waitNoMarked(marker: string, timeoutMs: number): Promise<number[]> {
+  return waitGone(() => markedProcesses(marker), timeoutMs);
 }
 
 export function killMarked(marker: string): void {
-  for (const pid of markedProcesses(marker)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
+  killAll(markedProcesses(marker));
 }
 
 /** `root` and its live descendants. */
