@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked, processesWithMarker } from "../helpers/sidecar.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 const started: TestSidecar[] = [];
 const markers: string[] = [];
@@ -184,7 +185,7 @@ test("resume replays the history (session/load) before the open response", async
 });
 
 function fsSetup() {
-  const top = mkdtempSync(path.join(os.tmpdir(), "a4aa-acpfs-"));
+  const top = scratchDir("a4aa-acpfs");
   const cwd = path.join(top, "work");
   mkdirSync(cwd);
   writeFileSync(path.join(cwd, "in.txt"), "inside");

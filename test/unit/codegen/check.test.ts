@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import { scratchDir } from "../../helpers/tmp.js";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 // The compiled generator: what `npm run codegen:check` runs, minus tsx's start-up.
@@ -13,7 +14,7 @@ const check = (against: string) =>
   execa(process.execPath, [path.join(root, "dist/codegen/main.js"), "--check", "--against", against], { cwd: root, reject: false, timeout: 120_000 });
 
 test("the committed generated files match the schema, and one changed byte makes codegen:check fail naming the file", async () => {
-  const copy = mkdtempSync(path.join(os.tmpdir(), "a4aa-codegen-"));
+  const copy = scratchDir("a4aa-codegen");
   for (const dir of ["generated", "clients", "docs"]) {
     try {
       cpSync(path.join(root, dir), path.join(copy, dir), { recursive: true });

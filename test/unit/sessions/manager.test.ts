@@ -10,6 +10,7 @@ import { FlowGate } from "../../../src/transport/ndjson-writer.js";
 import { A4aaError } from "../../../src/errors.js";
 import type { AnyLaneDriver, LaneSession, TurnInput } from "../../../src/lanes/lane.js";
 import type { AgentEvent, AgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
+import { scratchDir } from "../../helpers/tmp.js";
 
 class FakeLane implements LaneSession {
   nativeSessionId = "n1";
@@ -70,7 +71,7 @@ function setup() {
     drivers: async () => driver,
     timings: { cancelGraceMs: 100 },
   });
-  const cwd = mkdtempSync(path.join(os.tmpdir(), "a4aa-mgr-"));
+  const cwd = scratchDir("a4aa-mgr");
   const spec = { id: "x", lane: "acp", command: { program: "x", args: [], env: { policy: "sanitized" } } } as AgentSpec;
   return { m, events, lanes, open: (extra = {}) => m.open({ spec, cwd, ...extra }) };
 }

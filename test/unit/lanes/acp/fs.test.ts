@@ -5,9 +5,10 @@ import os from "node:os";
 import path from "node:path";
 import { ConfinedFs } from "../../../../src/lanes/acp/fs.js";
 import { RpcHandlerError } from "../../../../src/transport/json-rpc.js";
+import { scratchDir } from "../../../helpers/tmp.js";
 
 function tree() {
-  const top = mkdtempSync(path.join(os.tmpdir(), "a4aa-fs-"));
+  const top = scratchDir("a4aa-fs");
   const root = path.join(top, "work");
   mkdirSync(path.join(root, "sub"), { recursive: true });
   writeFileSync(path.join(root, "a.txt"), "one\ntwo\nthree\nfour");
