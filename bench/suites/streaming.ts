@@ -1,13 +1,15 @@
 // 2. Event streaming: one turn of N small agent_message_chunk updates from the same lean
 // ACP agent, consumed three ways: through a4aa serve (host ← sidecar ← agent), directly by
-// @agentclientprotocol/sdk's client (no hop), and by the hand-written NDJSON reader (the
-// floor: split lines, JSON.parse, count).
+// @agentclientprotocol/sdk's client (no hop), by the hand-written NDJSON reader (the
+// floor: split lines, JSON.parse, count), and through a minimal Node relay in a4aa serve's
+// place (bench/baselines/relay.ts: the same hop, with nothing but parse, map, stringify).
+import type { ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { Conn } from "../lib/ndjson.js";
 import { childPids, cpuMs, startSidecar, stop, track, withTimeout } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
-import { FLOOD_AGENT, floodSpec } from "../lib/specs.js";
+import { FLOOD_AGENT, RELAY, floodSpec } from "../lib/specs.js";
 import { nowMs } from "../lib/stats.js";
 import type { SuiteContext } from "./context.js";
 
@@ -81,8 +83,17 @@ async function sdk(n: number): Promise<StreamRun> {
   }
 }
 
-export async function sidecar(n: number): Promise<StreamRun> {
-  const side = startSidecar();
+export function sidecar(n: number): Promise<StreamRun> {
+  return throughHop(n, startSidecar());
+}
+
+/** The same turn through the minimal relay instead of a4aa serve. */
+export function relay(n: number): Promise<StreamRun> {
+  return throughHop(n, track({ cmd: process.execPath, args: [RELAY] }));
+}
+
+/** host ← hop ← agent, where the hop is a4aa serve or the relay baseline. */
+async function throughHop(n: number, side: ChildProcess): Promise<StreamRun> {
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     let events = 0;
@@ -118,10 +129,10 @@ export async function sidecar(n: number): Promise<StreamRun> {
 export async function streamingSuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const n = ctx.quick ? 10_000 : 200_000;
   const rounds = ctx.quick ? 1 : 2;
-  const runs: Record<"floor" | "sdk" | "sidecar", StreamRun[]> = { floor: [], sdk: [], sidecar: [] };
-  const kinds = { floor, sdk, sidecar } as const;
+  const runs: Record<"floor" | "sdk" | "relay" | "sidecar", StreamRun[]> = { floor: [], sdk: [], relay: [], sidecar: [] };
+  const kinds = { floor, sdk, relay, sidecar } as const;
   for (let r = 0; r < rounds; r++) {
-    for (const k of ["floor", "sdk", "sidecar"] as const) {
+    for (const k of ["floor", "sdk", "relay", "sidecar"] as const) {
       const x = await withTimeout(kinds[k](n), 120_000, `streaming (${k})`);
       if (x.events !== n) throw new Error(`${k}: ${x.events} of ${n} events arrived`);
       runs[k].push(x);
@@ -131,13 +142,16 @@ export async function streamingSuite(ctx: SuiteContext): Promise<{ rows: Row[]; 
   const best = (xs: StreamRun[]) => xs.reduce((a, b) => (b.rate > a.rate ? b : a));
   const f = best(runs.floor);
   const d = best(runs.sdk);
+  const rl = best(runs.relay);
   const s = best(runs.sidecar);
   const label = `${n.toLocaleString("en-US")} × ${SIZE} B chunks`;
   const rows: Row[] = [
     row({ section: "streaming", metric: `events/s (${label})`, unit: "ev/s", value: s.rate, baseline: d.rate, baselineName: "ACP SDK client, direct", target: { below: 1, text: "< 1× (faster)" } }, true),
     row({ section: "streaming", metric: "events/s", unit: "ev/s", value: s.rate, baseline: f.rate, baselineName: "hand-written NDJSON reader", target: { max: 2, text: "≤ 2×" } }, true),
+    row({ section: "streaming", metric: "events/s", unit: "ev/s", value: s.rate, baseline: rl.rate, baselineName: "minimal Node relay, same hop", target: { max: 1.5, text: "≤ 1.5×" } }, true),
     row({ section: "streaming", metric: "consumer CPU per event (sidecar's own)", unit: "µs", value: (s.consumerCpuMs * 1000) / n, baseline: (d.consumerCpuMs * 1000) / n, baselineName: "ACP SDK client, direct" }),
     row({ section: "streaming", metric: "consumer CPU per event (sidecar's own)", unit: "µs", value: (s.consumerCpuMs * 1000) / n, baseline: (f.consumerCpuMs * 1000) / n, baselineName: "hand-written NDJSON reader" }),
+    row({ section: "streaming", metric: "consumer CPU per event (sidecar's own)", unit: "µs", value: (s.consumerCpuMs * 1000) / n, baseline: (rl.consumerCpuMs * 1000) / n, baselineName: "minimal Node relay, same hop" }),
   ];
   return { rows, details: { n, size: SIZE, rounds, runs } };
 }
