@@ -13,19 +13,11 @@ import { JsonRpcPeer } from "../transport/json-rpc.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
 import { NdjsonWriter } from "../transport/ndjson-writer.js";
 import type { HostChannel } from "../sessions/host-channel.js";
+import type { SessionService } from "../sessions/service.js";
 import { formatParamsErrors } from "./params-errors.js";
 import { discoverDocument } from "./discover.js";
 
 /** What the server needs from the session layer. */
-export interface SessionService {
-  open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">>;
-  prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">>;
-  cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">>;
-  close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">>;
-  /** Closes every session; resolves false when any cleanup failed. */
-  closeAll(): Promise<boolean>;
-}
-
 export interface ServerOptions {
   input: Readable;
   output: Writable;

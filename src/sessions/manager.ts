@@ -10,7 +10,7 @@ import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
 import type { AnyLaneDriver, LaneContext, ResolvedOptions } from "../lanes/lane.js";
-import type { SessionService } from "../server/server.js";
+import type { SessionService } from "./service.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
 import { Session, type SessionTimings } from "./session.js";

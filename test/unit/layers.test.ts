@@ -1,0 +1,88 @@
+// The house rules of ../shared/architecture.md, checked on the source: data flows one way
+// through the layers, nothing lower imports anything higher, and only the command line
+// and the server's owner touch the sidecar's stdout.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const src = path.join(root, "src");
+
+/** What each area of src/ may import (besides itself). `errors`, `log` are leaves. */
+const ALLOWED: Record<string, string[]> = {
+  transport: ["errors", "log"],
+  env: ["errors", "log", "generated"],
+  supervise: ["env", "errors", "log", "generated"],
+  lanes: ["supervise", "env", "transport", "errors", "log", "generated"],
+  sessions: ["lanes", "env", "transport", "errors", "log", "generated"],
+  server: ["sessions", "transport", "errors", "log", "generated"],
+  examples: ["transport", "errors", "log", "generated"],
+  // The schema tooling shares the command line's argument parser (a leaf).
+  "schema-diff": ["cli/args", "generated"],
+  errors: ["generated"],
+  log: [],
+  version: [],
+};
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsFiles(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+  );
+}
+
+/** The area of a path under the repository: `src/<area>/…` → area, `generated/…` → generated. */
+function areaOf(abs: string): string {
+  const rel = path.relative(root, abs).split(path.sep);
+  if (rel[0] === "generated") return "generated";
+  if (rel[0] !== "src") return rel[0];
+  return rel[1].replace(/\.(ts|js)$/, "");
+}
+
+/** Relative specifiers of static imports/exports and dynamic import() calls. */
+function relativeImports(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"']+)["']/gm)) out.push(m[1]);
+  return out;
+}
+
+test("relativeImports finds static, type-only, side-effect and dynamic imports", () => {
+  const text = [
+    'import { a } from "../transport/x.js";',
+    'import type { B } from "../../generated/ts/types.js";',
+    'import "./side.js";',
+    'const m = await import("../server/server.js");',
+    'export { c } from "./c.js";',
+    'import { d } from "node:fs";',
+  ].join("\n");
+  assert.deepEqual(relativeImports(text), ["../transport/x.js", "../../generated/ts/types.js", "./side.js", "../server/server.js", "./c.js"]);
+});
+
+test("no module of src/ imports a layer above its own (architecture.md)", () => {
+  const violations: string[] = [];
+  const files = tsFiles(src);
+  assert.ok(files.length > 50, `only ${files.length} source files found under ${src}`);
+  for (const file of files) {
+    const from = areaOf(file);
+    const allowed = ALLOWED[from];
+    if (allowed === undefined) continue; // cli/: the top, may use anything
+    for (const spec of relativeImports(readFileSync(file, "utf8"))) {
+      const target = path.resolve(path.dirname(file), spec);
+      const to = areaOf(target);
+      if (to === from) continue;
+      const sub = path.relative(src, target).replace(/\.(ts|js)$/, "");
+      if (allowed.includes(to) || allowed.includes(sub)) continue;
+      violations.push(`${path.relative(root, file)} (${from}) imports ${spec} (${to})`);
+    }
+  }
+  assert.deepEqual(violations, [], `imports against the layering:\n${violations.join("\n")}`);
+});
+
+test("only the command line writes to the sidecar's own stdout: lanes, sessions and the server never touch it", () => {
+  const offenders = tsFiles(src)
+    .filter((f) => ["transport", "env", "supervise", "lanes", "sessions", "server"].includes(areaOf(f)))
+    .filter((f) => /\bprocess\.stdout\b/.test(readFileSync(f, "utf8")))
+    .map((f) => path.relative(root, f));
+  assert.deepEqual(offenders, []);
+});
