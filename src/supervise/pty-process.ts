@@ -18,6 +18,24 @@ export interface PtySpawnSpec {
 type NodePty = typeof import("node-pty");
 let ptyModule: Promise<NodePty> | undefined;
 
+/**
+ * node-pty is a native module: it is loaded only when a PTY is asked for, and a build that
+ * is missing (its install script was skipped, e.g. by npm 12's allowScripts) fails that
+ * session's open with `spawn_failed` saying how to fix it, not the whole sidecar.
+ */
+export function loadNodePty(load: () => Promise<unknown> = () => import("node-pty")): Promise<NodePty> {
+  return load().then(
+    (m) => ((m as { default?: NodePty }).default ?? m) as NodePty,
+    (e: unknown) => {
+      throw errors.spawnFailed(
+        `the PTY transport needs node-pty's native module, which could not be loaded (${(e as Error)?.message ?? String(e)}). ` +
+          "Reinstall a4aa with node-pty's install script allowed (npm: `npm install-scripts approve node-pty`, then `npm rebuild node-pty`), " +
+          'or use transport "pipe".',
+      );
+    },
+  );
+}
+
 export class PtyProcess extends SupervisedProcess {
   private readonly dataListeners = new Set<(data: string) => void>();
 
@@ -37,8 +55,7 @@ export class PtyProcess extends SupervisedProcess {
   }
 
   static async start(spec: PtySpawnSpec): Promise<PtyProcess> {
-    // node-pty is a native module: load it only when a PTY is asked for.
-    ptyModule ??= import("node-pty").then((m) => ((m as { default?: NodePty }).default ?? m) as NodePty);
+    ptyModule ??= loadNodePty();
     const ptyLib = await ptyModule;
     try {
       const pty = ptyLib.spawn(spec.file, spec.args, {
