@@ -36,6 +36,11 @@ export function loadNodePty(load: () => Promise<unknown> = () => import("node-pt
   );
 }
 
+/** Loads node-pty once; a session on the PTY transport calls it at open to fail early. */
+export function ensureNodePty(): Promise<NodePty> {
+  return (ptyModule ??= loadNodePty());
+}
+
 export class PtyProcess extends SupervisedProcess {
   private readonly dataListeners = new Set<(data: string) => void>();
 
@@ -55,8 +60,7 @@ export class PtyProcess extends SupervisedProcess {
   }
 
   static async start(spec: PtySpawnSpec): Promise<PtyProcess> {
-    ptyModule ??= loadNodePty();
-    const ptyLib = await ptyModule;
+    const ptyLib = await ensureNodePty();
     try {
       const pty = ptyLib.spawn(spec.file, spec.args, {
         name: spec.env.TERM ?? "xterm-256color",

@@ -3,6 +3,7 @@
 // that speaks their stream-json control protocol (stream-json-session.ts).
 import type { CliAgentSpec, CliDriver, PermissionPreset } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
+import { ensureNodePty } from "../../supervise/pty-process.js";
 import type { LaneContext, LaneDriver, LaneSession, ResolvedOptions } from "../lane.js";
 import { ampDriver } from "./amp.js";
 import { claudeCodeFlavor } from "./claude-code.js";
@@ -62,7 +63,10 @@ export const cliDriver: LaneDriver<CliAgentSpec> = {
   async open(ctx: LaneContext<CliAgentSpec>): Promise<LaneSession> {
     const e = entryOf(ctx.spec);
     if (e.kind === "streamJson") return StreamJsonSession.open(ctx, e.flavor);
-    if (ctx.spec.driver === "generic" && ctx.spec.transport === "pty") return new PtyGenericSession(ctx);
+    if (ctx.spec.driver === "generic" && ctx.spec.transport === "pty") {
+      await ensureNodePty(); // a missing native build fails the open, not the first prompt
+      return new PtyGenericSession(ctx);
+    }
     return new PerTurnSession(ctx, e.driver);
   },
 };
