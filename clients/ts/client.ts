@@ -1,6 +1,8 @@
 // The runtime: spawn `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it, route what it sends.
 // Node's standard library only; typed stubs come from generated.ts.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams } from "../../generated/ts/types.js";
 import { A4aaError } from "./errors.js";
 import { EventStream } from "./events.js";
@@ -13,7 +15,10 @@ import { HostMethods, dispatchSidecar, type CallOptions, type SidecarHandler } f
 export type PermissionHandler = (req: PermissionRequest) => PermissionResponse | Promise<PermissionResponse>;
 
 export interface ClientOptions {
-  /** The sidecar's command line; default `["a4aa", "serve"]`. */
+  /**
+   * The sidecar's command line. Default: the `a4aa serve` of the package this client comes
+   * from (`a4aa/client`), run by this Node; `["a4aa", "serve"]` from PATH if it is missing.
+   */
   command?: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -24,6 +29,12 @@ export interface ClientOptions {
   maxLineBytes?: number;
   /** How long close() waits for the exit after EOF before killing the sidecar. Default 30 s. */
   closeTimeoutMs?: number;
+}
+
+/** `a4aa serve` of this package: dist/clients/ts/client.js → dist/src/cli/main.js. */
+function bundledSidecar(): string[] | undefined {
+  const bin = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+  return existsSync(bin) ? [process.execPath, bin, "serve"] : undefined;
 }
 
 export interface ExitStatus {
@@ -54,7 +65,7 @@ export class A4aaClient extends HostMethods {
   constructor(opts: ClientOptions = {}) {
     super();
     this.opts = opts;
-    const [program, ...args] = opts.command ?? ["a4aa", "serve"];
+    const [program, ...args] = opts.command ?? bundledSidecar() ?? ["a4aa", "serve"];
     this.proc = spawn(program, args, { env: opts.env, cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise((resolve) => this.proc.once("close", (code, signal) => resolve({ code, signal })));
     this.proc.once("error", (e) => this.end(`cannot run ${program}: ${e.message}`));

@@ -74,6 +74,8 @@ function layout(dir: string, files: Map<string, string>): void {
   writeFileSync(path.join(dir, "clients/go/host_snippet.go"), GO_HOST);
   writeFileSync(path.join(dir, "host_snippet.py"), PY_HOST);
   writeFileSync(path.join(dir, "host_snippet.ts"), TS_HOST);
+  // ESM, as in the repository (the TS client uses import.meta).
+  writeFileSync(path.join(dir, "package.json"), '{ "type": "module" }\n');
 }
 
 interface Checks {
