@@ -340,8 +340,9 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
   const w = new PyWriter(shapes);
   const out: string[] = [];
   out.push(header(model, "#").trimEnd());
-  out.push('"""One typed stub per method: HostMethods (host → sidecar calls) and SidecarHandler');
-  out.push('(what the sidecar sends), over the transport the runtime provides."""');
+  out.push('"""One typed stub per method: HostMethods (host → sidecar calls), AsyncHostMethods (the');
+  out.push('same for asyncio) and SidecarHandler (what the sidecar sends), over the transport the');
+  out.push('runtime provides."""');
   out.push("");
   out.push("from __future__ import annotations");
   out.push("");
@@ -353,29 +354,38 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
   out.push("from ._codec import UNSET, Unset");
   out.push("");
   out.push("");
-  out.push("class HostMethods(abc.ABC):");
-  out.push('    """The calls a host makes. Each builds its params, sends them and decodes the result."""');
-  out.push("");
-  out.push("    @abc.abstractmethod");
-  out.push("    def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:");
-  out.push('        """Sends one request and returns its result (parsed JSON), or raises A4aaError."""');
-  for (const m of model.methods.filter((x) => x.direction === "hostToSidecar")) {
-    if (m.notification) throw new Error(`python: host → sidecar notification ${m.name} is not supported yet`);
-    const params = shapes.byName.get(m.paramsType);
-    if (!params || params.kind !== "object") throw new Error(`python: ${m.paramsType} is not an object`);
-    const fields = [...params.fields.filter((f) => f.required), ...params.fields.filter((f) => !f.required)];
-    if (fields.some((f) => pyName(f.wire) === "timeout")) throw new Error(`python: ${m.name} has a param named timeout`);
-    const args = ["self", "*", ...fields.map((f) => `${pyName(f.wire)}: ${w.fieldType(f, "p.")}${w.fieldDefault(f) ? ` = ${w.fieldDefault(f)}` : ""}`), "timeout: Optional[float] = None"];
-    const res = m.resultType!;
+  for (const isAsync of [false, true]) {
+    const def = isAsync ? "async def" : "def";
+    const aw = isAsync ? "await " : "";
+    if (isAsync) out.push("", "");
+    out.push(`class ${isAsync ? "AsyncHostMethods" : "HostMethods"}(abc.ABC):`);
+    out.push(
+      isAsync
+        ? '    """HostMethods for asyncio: the same calls, each a coroutine."""'
+        : '    """The calls a host makes. Each builds its params, sends them and decodes the result."""',
+    );
     out.push("");
-    out.push(`    def ${snakeCase(pascalCase(m.name))}(`);
-    for (const a of args) out.push(`        ${a},`);
-    out.push(`    ) -> p.${res}:`);
-    out.push(...docstring(`\`${m.name}\`: ${m.summary}${m.experimental ? " (experimental)" : ""}`, "        "));
-    out.push(`        params = p.${m.paramsType}(${fields.map((f) => `${pyName(f.wire)}=${pyName(f.wire)}`).join(", ")})`);
-    out.push(`        raw = self._request(${lit(m.name)}, params.to_json(), timeout)`);
-    const d = shapes.byName.get(res)!;
-    out.push(`        return ${d.kind === "object" ? `p.${res}.from_json` : `p._decode_${res}`}(raw, ${lit(res)})`);
+    out.push("    @abc.abstractmethod");
+    out.push(`    ${def} _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:`);
+    out.push('        """Sends one request and returns its result (parsed JSON), or raises A4aaError."""');
+    for (const m of model.methods.filter((x) => x.direction === "hostToSidecar")) {
+      if (m.notification) throw new Error(`python: host → sidecar notification ${m.name} is not supported yet`);
+      const params = shapes.byName.get(m.paramsType);
+      if (!params || params.kind !== "object") throw new Error(`python: ${m.paramsType} is not an object`);
+      const fields = [...params.fields.filter((f) => f.required), ...params.fields.filter((f) => !f.required)];
+      if (fields.some((f) => pyName(f.wire) === "timeout")) throw new Error(`python: ${m.name} has a param named timeout`);
+      const args = ["self", "*", ...fields.map((f) => `${pyName(f.wire)}: ${w.fieldType(f, "p.")}${w.fieldDefault(f) ? ` = ${w.fieldDefault(f)}` : ""}`), "timeout: Optional[float] = None"];
+      const res = m.resultType!;
+      out.push("");
+      out.push(`    ${def} ${snakeCase(pascalCase(m.name))}(`);
+      for (const a of args) out.push(`        ${a},`);
+      out.push(`    ) -> p.${res}:`);
+      out.push(...docstring(`\`${m.name}\`: ${m.summary}${m.experimental ? " (experimental)" : ""}`, "        "));
+      out.push(`        params = p.${m.paramsType}(${fields.map((f) => `${pyName(f.wire)}=${pyName(f.wire)}`).join(", ")})`);
+      out.push(`        raw = ${aw}self._request(${lit(m.name)}, params.to_json(), timeout)`);
+      const d = shapes.byName.get(res)!;
+      out.push(`        return ${d.kind === "object" ? `p.${res}.from_json` : `p._decode_${res}`}(raw, ${lit(res)})`);
+    }
   }
   const incoming = model.methods.filter((x) => x.direction === "sidecarToHost");
   out.push("");

@@ -185,13 +185,17 @@ export class JsonRpcPeer {
 
   private answer(method: string, params: unknown, id: unknown, rawId: string | undefined): Promise<Obj> {
     const echo = rawId !== undefined ? new RawJson(rawId) : id;
-    // Every request runs on its own task: a slow handler never holds up the next message.
-    return Promise.resolve()
-      .then(() => this.opts.onRequest(method, params, { id }))
-      .then(
-        (result) => this.envelope({ id: echo, result: result === undefined ? null : result }),
-        (err) => this.envelope({ id: echo, error: this.opts.toRpcError(err, method) }),
-      );
+    const fail = (err: unknown) => this.envelope({ id: echo, error: this.opts.toRpcError(err, method) });
+    // The handler starts now, in the order the messages came: a notification that follows
+    // a request (a cancel after its prompt) never overtakes it. An async handler returns at
+    // its first await, so a slow one never holds up the next message.
+    let result: unknown;
+    try {
+      result = this.opts.onRequest(method, params, { id });
+    } catch (err) {
+      return Promise.resolve(fail(err));
+    }
+    return Promise.resolve(result).then((r) => this.envelope({ id: echo, result: r === undefined ? null : r }), fail);
   }
 
   private errorMessage(id: unknown, rawId: string | undefined, error: RpcErrorObject): Obj {

@@ -31,6 +31,51 @@ test("a request is answered with its id echoed, and a slow one does not block th
   assert.deepEqual(out.map((l) => JSON.parse(l).id), [{ k: [1] }, "a"]);
 });
 
+test("handlers start in the order messages arrive: a notification never overtakes the request before it", async () => {
+  const seen: string[] = [];
+  const peer = new JsonRpcPeer({
+    sendLine: () => undefined,
+    onRequest: async (m) => {
+      seen.push(`request ${m}`);
+      await new Promise((r) => setTimeout(r, 5));
+      return {};
+    },
+    onNotification: (m) => seen.push(`notification ${m}`),
+    toRpcError: (e) => ({ code: -32000, message: (e as Error).message }),
+    invalidRequest: (reason) => ({ code: -32600, message: reason }),
+    requireVersion: true,
+    writeVersion: true,
+    allowBatch: false,
+  });
+  // As an agent reads them from one chunk: a prompt, then its cancel.
+  peer.handle({ jsonrpc: "2.0", id: 1, method: "session/prompt" });
+  peer.handle({ jsonrpc: "2.0", method: "session/cancel" });
+  assert.deepEqual(seen, ["request session/prompt", "notification session/cancel"]);
+  await tick();
+});
+
+test("a handler that throws before its first await is answered with an error, and the next message is handled", async () => {
+  const out: string[] = [];
+  const notes: string[] = [];
+  const peer = new JsonRpcPeer({
+    sendLine: (l) => out.push(l),
+    onRequest: () => {
+      throw new Error("sync failure");
+    },
+    onNotification: (m) => notes.push(m),
+    toRpcError: (e) => ({ code: -32000, message: (e as Error).message }),
+    invalidRequest: (reason) => ({ code: -32600, message: reason }),
+    requireVersion: true,
+    writeVersion: true,
+    allowBatch: false,
+  });
+  peer.handle({ jsonrpc: "2.0", id: 7, method: "x" });
+  peer.handle({ jsonrpc: "2.0", method: "n" });
+  await tick();
+  assert.deepEqual(JSON.parse(out[0]), { jsonrpc: "2.0", id: 7, error: { code: -32000, message: "sync failure" } });
+  assert.deepEqual(notes, ["n"]);
+});
+
 test("id null is a request, a missing id a notification (R-FRAME-4)", async () => {
   const { peer, out, notes } = pair();
   peer.handle({ jsonrpc: "2.0", id: null, method: "x" });

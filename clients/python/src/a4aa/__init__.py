@@ -4,19 +4,28 @@
     with Client(["a4aa", "serve"]) as client:
         print(client.ping().version)
 
+    from a4aa import AsyncClient          # the same calls for asyncio
+    async with AsyncClient(["a4aa", "serve"]) as client:
+        print((await client.ping()).version)
+
 protocol.py and _methods.py are generated from schema/a4aa.v1.openrpc.json by
 `npm run codegen`; the rest is the runtime.
 """
 
 from . import protocol
 from ._codec import DecodeError
-from ._methods import HostMethods, SidecarHandler
+from ._methods import AsyncHostMethods, HostMethods, SidecarHandler
+from .aio import AsyncClient, AsyncEventStream, AsyncPermissionHandler
 from .client import Client, EventStream, PermissionHandler
 from .errors import A4aaError
 from .protocol import *  # noqa: F401,F403  (every protocol type)
 
 __all__ = [
     "A4aaError",
+    "AsyncClient",
+    "AsyncEventStream",
+    "AsyncHostMethods",
+    "AsyncPermissionHandler",
     "Client",
     "DecodeError",
     "EventStream",

@@ -15,7 +15,7 @@ import subprocess
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from ._codec import DecodeError
 from ._methods import HostMethods, SidecarHandler, dispatch_sidecar
@@ -29,6 +29,14 @@ PermissionHandler = Callable[[PermissionRequest], Optional[PermissionResponse]]
 PermissionCancelled(). None, an exception or no handler at all answer "cancelled"."""
 
 _END = object()
+
+
+class _Sink(Protocol):
+    """Where the reader thread puts a session's events (EventStream, or the asyncio one)."""
+
+    def _push(self, ev: AgentEvent) -> None: ...
+
+    def _finish(self) -> None: ...
 
 
 class EventStream:
@@ -76,7 +84,7 @@ class _Router(SidecarHandler):
         self._client = client
 
     def on_session_event(self, params: SessionEventParams) -> None:
-        self._client.events(params.session_id)._push(params.event)
+        self._client._sink(params.session_id)._push(params.event)
 
     def on_permission_request(self, params: PermissionRequest) -> PermissionResponse:
         handler = self._client._permission
@@ -112,7 +120,7 @@ class Client(HostMethods):
         self._wlock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: Dict[int, "Future[Any]"] = {}
-        self._streams: Dict[str, EventStream] = {}
+        self._streams: Dict[str, _Sink] = {}
         self._ended: Optional[str] = None
         self._router = _Router(self)
         self._proc = subprocess.Popen(
@@ -136,6 +144,20 @@ class Client(HostMethods):
         return self._request(method, params if params is not None else {}, timeout)
 
     def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:
+        id_, fut, line = self._register(method, params)
+        self._send(id_, line)
+        try:
+            result = fut.result(timeout)
+        except FutureTimeout:
+            self._forget(id_)
+            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+        self._answered(method, params)
+        return result
+
+    # The steps of a call, shared with AsyncClient (which sends and waits its own way).
+
+    def _register(self, method: str, params: Dict[str, Any]) -> Tuple[int, "Future[Any]", bytes]:
+        """A new id and the future its answer settles; the request's line."""
         fut: "Future[Any]" = Future()
         with self._lock:
             if self._ended is not None:
@@ -144,21 +166,23 @@ class Client(HostMethods):
             self._pending[id_] = fut
         head = '{"jsonrpc":"2.0","id":%d,"method":%s,"params":' % (id_, json.dumps(method))
         body = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
+        return id_, fut, head.encode() + body.encode("utf-8") + b"}\n"
+
+    def _send(self, id_: int, line: bytes) -> None:
         try:
-            self._write(head.encode() + body.encode("utf-8") + b"}\n")
+            self._write(line)
         except A4aaError:
-            with self._lock:
-                self._pending.pop(id_, None)
+            self._forget(id_)
             raise
-        try:
-            result = fut.result(timeout)
-        except FutureTimeout:
-            with self._lock:
-                self._pending.pop(id_, None)
-            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+
+    def _forget(self, id_: int) -> None:
+        """The caller gave up on id_ (timeout, cancellation): its answer will be dropped."""
+        with self._lock:
+            self._pending.pop(id_, None)
+
+    def _answered(self, method: str, params: Dict[str, Any]) -> None:
         if method == "session/close":
-            self.events(str(params.get("sessionId")))._finish()
-        return result
+            self._sink(str(params.get("sessionId")))._finish()
 
     def _write(self, data: bytes) -> None:
         with self._wlock:
@@ -174,10 +198,16 @@ class Client(HostMethods):
         """Session session_id's event stream. Events that arrive before session/open has
         answered are kept, not dropped; the queue is unbounded, so a slow reader never
         stalls other sessions or responses."""
+        return cast(EventStream, self._sink(session_id))
+
+    def _new_sink(self) -> _Sink:
+        return EventStream()
+
+    def _sink(self, session_id: str) -> _Sink:
         with self._lock:
             s = self._streams.get(session_id)
             if s is None:
-                s = self._streams[session_id] = EventStream()
+                s = self._streams[session_id] = self._new_sink()
                 if self._ended is not None:
                     s._finish()
             return s
@@ -226,8 +256,8 @@ class Client(HostMethods):
         id_ = msg.get("id")
         with self._lock:
             fut = self._pending.pop(id_, None) if isinstance(id_, int) else None
-        if fut is None:
-            return  # its caller gave up (timeout)
+        if fut is None or not fut.set_running_or_notify_cancel():
+            return  # its caller gave up (timeout, an asyncio task cancelled)
         if "error" in msg:
             fut.set_exception(A4aaError.from_wire(msg["error"]))
         else:
@@ -265,7 +295,8 @@ class Client(HostMethods):
             pending, self._pending = self._pending, {}
             streams = list(self._streams.values())
         for fut in pending.values():
-            fut.set_exception(A4aaError.peer_closed(True, cause))
+            if fut.set_running_or_notify_cancel():
+                fut.set_exception(A4aaError.peer_closed(True, cause))
         for s in streams:
             s._finish()
 

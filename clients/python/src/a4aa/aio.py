@@ -1,0 +1,188 @@
+"""The client for asyncio: AsyncClient, the same typed calls as Client, each a coroutine.
+
+It runs on Client's runtime (one reader thread, thread-safe state), so both behave the
+same on the wire; what differs is how a host waits:
+- a call awaits an asyncio future settled by the reader thread, and is cancellable;
+- requests are written by one writer thread, in the order they were made, so a large
+  prompt never blocks the event loop and a cancel is never written before its prompt;
+- events(session_id) is an async iterator fed by the reader thread;
+- the permission handler runs on the event loop (a coroutine function or a plain one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union, cast
+
+from ._methods import AsyncHostMethods
+from .client import Client
+from .protocol import AgentEvent, PermissionRequest, PermissionResponse
+
+AsyncPermissionHandler = Callable[
+    [PermissionRequest], Union[Optional[PermissionResponse], Awaitable[Optional[PermissionResponse]]]
+]
+"""Answers permission/request on the event loop: a coroutine function or a plain function
+returning PermissionSelected(...) or PermissionCancelled(). None, an exception or no
+handler at all answer "cancelled"."""
+
+_END = object()
+
+
+class AsyncEventStream:
+    """One session's events, in the order the sidecar sent them: `async for ev in stream`.
+    It ends after session/close succeeds or the connection ends."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._q: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._lock = threading.Lock()
+        self._finished = False
+
+    def _put(self, item: Any) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._q.put_nowait, item)
+        except RuntimeError:  # the loop is closed: nobody is left to read
+            pass
+
+    def _push(self, ev: AgentEvent) -> None:
+        with self._lock:
+            if not self._finished:
+                self._put(ev)
+
+    def _finish(self) -> None:
+        with self._lock:
+            if not self._finished:
+                self._finished = True
+                self._put(_END)
+
+    async def get(self, timeout: Optional[float] = None) -> Optional[AgentEvent]:
+        """The next event, None once the stream has ended; TimeoutError after timeout seconds."""
+        try:
+            item = await asyncio.wait_for(self._q.get(), timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no event within {timeout} s") from None
+        if item is _END:
+            self._q.put_nowait(_END)  # later reads end too
+            return None
+        ev: AgentEvent = item
+        return ev
+
+    def __aiter__(self) -> AsyncEventStream:
+        return self
+
+    async def __anext__(self) -> AgentEvent:
+        ev = await self.get()
+        if ev is None:
+            raise StopAsyncIteration
+        return ev
+
+
+class _Runtime(Client):
+    """Client's runtime with asyncio event streams."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *args: Any, **kwargs: Any) -> None:
+        self._loop = loop
+        super().__init__(*args, **kwargs)
+
+    def _new_sink(self) -> AsyncEventStream:
+        return AsyncEventStream(self._loop)
+
+
+class AsyncClient(AsyncHostMethods):
+    """One connection to a sidecar it spawns, for asyncio. Create it inside a running event
+    loop (`async with AsyncClient() as client:`). Typed calls: await ping(),
+    session_open(spec=...), session_prompt(session_id=..., text=...), …;
+    events(session_id) is an async iterator; await close() ends the sidecar by EOF and
+    returns its exit status."""
+
+    def __init__(
+        self,
+        command: Optional[Sequence[str]] = None,
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[str] = None,
+        permission_handler: Optional[AsyncPermissionHandler] = None,
+        stderr: Union[None, int, IO[Any]] = None,
+        max_line_bytes: int = 1 << 30,
+        close_timeout: float = 30.0,
+    ) -> None:
+        """Spawns the sidecar (command defaults to ["a4aa", "serve"]); see Client."""
+        self._loop = asyncio.get_running_loop()
+        self._handler = permission_handler
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a4aa-writer")
+        self._c = _Runtime(
+            self._loop,
+            command,
+            env=env,
+            cwd=cwd,
+            permission_handler=self._answer_on_loop if permission_handler is not None else None,
+            stderr=stderr,
+            max_line_bytes=max_line_bytes,
+            close_timeout=close_timeout,
+        )
+
+    def _answer_on_loop(self, req: PermissionRequest) -> Optional[PermissionResponse]:
+        """Runs in the runtime's thread for this request: hands it to the loop and waits."""
+        if self._handler is None:
+            return None
+        handler: AsyncPermissionHandler = self._handler
+
+        async def answer() -> Optional[PermissionResponse]:
+            result = handler(req)
+            if inspect.isawaitable(result):
+                result = await result
+            return cast(Optional[PermissionResponse], result)
+
+        return asyncio.run_coroutine_threadsafe(answer(), self._loop).result()
+
+    async def call(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None) -> Any:
+        """Sends any request and returns its raw result; the typed methods are the usual way."""
+        return await self._request(method, params if params is not None else {}, timeout)
+
+    async def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:
+        c = self._c
+        id_, fut, line = c._register(method, params)
+        try:
+            await self._loop.run_in_executor(self._writer, c._send, id_, line)
+            result = await asyncio.wait_for(asyncio.wrap_future(fut, loop=self._loop), timeout)
+        except asyncio.TimeoutError:
+            c._forget(id_)
+            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+        except asyncio.CancelledError:
+            c._forget(id_)
+            raise
+        c._answered(method, params)
+        return result
+
+    def events(self, session_id: str) -> AsyncEventStream:
+        """Session session_id's events; those that arrive before session/open has answered
+        are kept, not dropped."""
+        return cast(AsyncEventStream, self._c._sink(session_id))
+
+    async def close(self, timeout: Optional[float] = None) -> int:
+        """Closes the sidecar's stdin (EOF) after every request already made has been
+        written; waits for the exit (killing the sidecar after timeout, default
+        close_timeout) and returns the exit status. Calls still pending fail with
+        peer_closed."""
+        try:
+            return await self._loop.run_in_executor(self._writer, self._c.close, timeout)
+        finally:
+            self._writer.shutdown(wait=False)
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The sidecar's exit status, None while it runs."""
+        return self._c.returncode
+
+    @property
+    def pid(self) -> int:
+        return self._c.pid
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
