@@ -17,7 +17,6 @@ import type { SessionService } from "../sessions/service.js";
 import { formatParamsErrors } from "./params-errors.js";
 import { discoverDocument } from "./discover.js";
 
-/** What the server needs from the session layer. */
 export interface ServerOptions {
   input: Readable;
   output: Writable;
