@@ -38,6 +38,22 @@ test("R-CANCEL-1: cancel answers {} once delivered; the prompt settles cancelled
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
 
+test("R-CANCEL-1: a cancel written right behind its prompt cancels that turn without waiting out the grace", async () => {
+  // A grace long enough that only the agent itself can end the turn within the test.
+  const { s, marker } = setup(["--cancel-grace", "60000"]);
+  const sid = await s.open(fakeAgentSpec(marker));
+  // Back to back, in one chunk on the sidecar's stdin and on the agent's.
+  const p = s.call("session/prompt", { sessionId: sid, text: "slow:400" });
+  const c = s.call("session/cancel", { sessionId: sid });
+  assert.deepEqual((await c).result, {});
+  const r = await p;
+  assert.equal(r.result.stopReason, "cancelled");
+  assert.ok(s.events(sid).length < 400, `the agent streamed ${s.events(sid).length} of 400 chunks: it never saw the cancel`);
+  assert.doesNotMatch(s.stderr, /did not end the cancelled turn/);
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
 test("R-CANCEL-1: an agent that ignores cancel is settled cancelled after the grace period", async () => {
   const { s, marker } = setup(["--cancel-grace", "300"]);
   const sid = await s.open(fakeAgentSpec(marker));
