@@ -101,3 +101,46 @@ test("@agentclientprotocol/sdk@1.9.0's example agent: text, tool calls, permissi
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
+
+test("example agent: a cancel read in the same chunk as its prompt ends that turn (handlers start in arrival order)", async () => {
+  const { spawn } = await import("node:child_process");
+  const agentPath = fileURLToPath(new URL("../../src/examples/example-agent.js", import.meta.url));
+  const agent = spawn(process.execPath, [agentPath], { stdio: ["pipe", "pipe", "inherit"] });
+  try {
+    let buf = "";
+    const answers = new Map<number, any>();
+    let notify: () => void = () => undefined;
+    agent.stdout.setEncoding("utf8");
+    agent.stdout.on("data", (d: string) => {
+      buf += d;
+      let nl: number;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const m = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        if (m.id !== undefined && m.method === undefined) answers.set(m.id, m);
+        notify();
+      }
+    });
+    const answer = (id: number, ms = 5_000) =>
+      new Promise<any>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`no answer to request ${id} within ${ms} ms`)), ms);
+        const check = () => answers.has(id) && (clearTimeout(t), resolve(answers.get(id)));
+        notify = check;
+        check();
+      });
+    const line = (m: unknown) => JSON.stringify({ jsonrpc: "2.0", ...(m as object) }) + "\n";
+    agent.stdin.write(line({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+    await answer(1);
+    agent.stdin.write(line({ id: 2, method: "session/new", params: { cwd: process.cwd(), mcpServers: [] } }));
+    const sessionId = (await answer(2)).result.sessionId;
+    // One write: the agent reads the prompt and its cancel together. A turn of 100 chunks
+    // 100 ms apart takes 10 s uncancelled; the answer must come well before.
+    agent.stdin.write(
+      line({ id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/slow 100" }] } }) +
+        line({ method: "session/cancel", params: { sessionId } }),
+    );
+    assert.equal((await answer(3, 3_000)).result.stopReason, "cancelled");
+  } finally {
+    agent.kill("SIGKILL");
+  }
+});
