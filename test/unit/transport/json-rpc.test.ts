@@ -22,6 +22,19 @@ function pair(opts: { requireVersion?: boolean; writeVersion?: boolean } = {}) {
   return { peer, out, notes };
 }
 const tick = () => new Promise((r) => setTimeout(r, 50));
+/** A peer with just these handlers (no batches). */
+function peerWith(onRequest: (m: string) => unknown, onNotification: (m: string) => void, sendLine: (l: string) => void = () => undefined) {
+  return new JsonRpcPeer({
+    sendLine,
+    onRequest,
+    onNotification,
+    toRpcError: (e) => ({ code: -32000, message: (e as Error).message }),
+    invalidRequest: (reason) => ({ code: -32600, message: reason }),
+    requireVersion: true,
+    writeVersion: true,
+    allowBatch: false,
+  });
+}
 
 test("a request is answered with its id echoed, and a slow one does not block the next (R-FRAME-6)", async () => {
   const { peer, out } = pair();
@@ -33,20 +46,14 @@ test("a request is answered with its id echoed, and a slow one does not block th
 
 test("handlers start in the order messages arrive: a notification never overtakes the request before it", async () => {
   const seen: string[] = [];
-  const peer = new JsonRpcPeer({
-    sendLine: () => undefined,
-    onRequest: async (m) => {
+  const peer = peerWith(
+    async (m) => {
       seen.push(`request ${m}`);
       await new Promise((r) => setTimeout(r, 5));
       return {};
     },
-    onNotification: (m) => seen.push(`notification ${m}`),
-    toRpcError: (e) => ({ code: -32000, message: (e as Error).message }),
-    invalidRequest: (reason) => ({ code: -32600, message: reason }),
-    requireVersion: true,
-    writeVersion: true,
-    allowBatch: false,
-  });
+    (m) => seen.push(`notification ${m}`),
+  );
   // As an agent reads them from one chunk: a prompt, then its cancel.
   peer.handle({ jsonrpc: "2.0", id: 1, method: "session/prompt" });
   peer.handle({ jsonrpc: "2.0", method: "session/cancel" });
@@ -57,18 +64,13 @@ test("handlers start in the order messages arrive: a notification never overtake
 test("a handler that throws before its first await is answered with an error, and the next message is handled", async () => {
   const out: string[] = [];
   const notes: string[] = [];
-  const peer = new JsonRpcPeer({
-    sendLine: (l) => out.push(l),
-    onRequest: () => {
+  const peer = peerWith(
+    () => {
       throw new Error("sync failure");
     },
-    onNotification: (m) => notes.push(m),
-    toRpcError: (e) => ({ code: -32000, message: (e as Error).message }),
-    invalidRequest: (reason) => ({ code: -32600, message: reason }),
-    requireVersion: true,
-    writeVersion: true,
-    allowBatch: false,
-  });
+    (m) => notes.push(m),
+    (l) => out.push(l),
+  );
   peer.handle({ jsonrpc: "2.0", id: 7, method: "x" });
   peer.handle({ jsonrpc: "2.0", method: "n" });
   await tick();
