@@ -215,6 +215,8 @@ def test_async_context_manager_closes_the_sidecar() -> None:
     async def main() -> Optional[int]:
         async with AsyncClient(sidecar_command()) as client:
             await client.ping(timeout=CALL_TIMEOUT)
+            assert await client.close() == 0  # closing early is fine: the context's close repeats it
+        assert await client.close() == 0
         return client.returncode
 
     assert asyncio.run(main()) == 0

@@ -113,6 +113,7 @@ class AsyncClient(AsyncHostMethods):
         self._loop = asyncio.get_running_loop()
         self._handler = permission_handler
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a4aa-writer")
+        self._closing: Optional["asyncio.Future[int]"] = None
         self._c = _Runtime(
             self._loop,
             command,
@@ -166,7 +167,12 @@ class AsyncClient(AsyncHostMethods):
         """Closes the sidecar's stdin (EOF) after every request already made has been
         written; waits for the exit (killing the sidecar after timeout, default
         close_timeout) and returns the exit status. Calls still pending fail with
-        peer_closed."""
+        peer_closed. Closing again returns the same status."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close(timeout))
+        return await asyncio.shield(self._closing)
+
+    async def _close(self, timeout: Optional[float]) -> int:
         try:
             return await self._loop.run_in_executor(self._writer, self._c.close, timeout)
         finally:
