@@ -2,7 +2,10 @@
 // @agentclientprotocol/sdk@1.9.0, both through a real `a4aa serve`.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { JsonRpcPeer } from "../../src/transport/json-rpc.js";
 import { TestSidecar, exampleAgentSpec, newMarker, waitNoProcesses, killMarked } from "../helpers/sidecar.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
 
@@ -103,43 +106,39 @@ test("@agentclientprotocol/sdk@1.9.0's example agent: text, tool calls, permissi
 });
 
 test("example agent: a cancel read in the same chunk as its prompt ends that turn (handlers start in arrival order)", async () => {
-  const { spawn } = await import("node:child_process");
   const agentPath = fileURLToPath(new URL("../../src/examples/example-agent.js", import.meta.url));
   const agent = spawn(process.execPath, [agentPath], { stdio: ["pipe", "pipe", "inherit"] });
   try {
-    let buf = "";
-    const answers = new Map<number, any>();
-    let notify: () => void = () => undefined;
-    agent.stdout.setEncoding("utf8");
-    agent.stdout.on("data", (d: string) => {
-      buf += d;
-      let nl: number;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const m = JSON.parse(buf.slice(0, nl));
-        buf = buf.slice(nl + 1);
-        if (m.id !== undefined && m.method === undefined) answers.set(m.id, m);
-        notify();
-      }
+    // The client side on a4aa's own peer; its lines are held until flush() so that two
+    // messages can go out in one write.
+    let held: string[] = [];
+    const flush = () => {
+      agent.stdin.write(held.map((l) => l + "\n").join(""));
+      held = [];
+    };
+    const peer = new JsonRpcPeer({
+      sendLine: (l) => held.push(l),
+      onRequest: () => undefined,
+      onNotification: () => undefined,
+      toRpcError: (e) => ({ code: -32603, message: String(e) }),
+      invalidRequest: (reason) => ({ code: -32600, message: reason }),
+      requireVersion: false,
+      writeVersion: true,
+      allowBatch: false,
     });
-    const answer = (id: number, ms = 5_000) =>
-      new Promise<any>((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`no answer to request ${id} within ${ms} ms`)), ms);
-        const check = () => answers.has(id) && (clearTimeout(t), resolve(answers.get(id)));
-        notify = check;
-        check();
-      });
-    const line = (m: unknown) => JSON.stringify({ jsonrpc: "2.0", ...(m as object) }) + "\n";
-    agent.stdin.write(line({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
-    await answer(1);
-    agent.stdin.write(line({ id: 2, method: "session/new", params: { cwd: process.cwd(), mcpServers: [] } }));
-    const sessionId = (await answer(2)).result.sessionId;
-    // One write: the agent reads the prompt and its cancel together. A turn of 100 chunks
-    // 100 ms apart takes 10 s uncancelled; the answer must come well before.
-    agent.stdin.write(
-      line({ id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "/slow 100" }] } }) +
-        line({ method: "session/cancel", params: { sessionId } }),
-    );
-    assert.equal((await answer(3, 3_000)).result.stopReason, "cancelled");
+    createInterface({ input: agent.stdout }).on("line", (l) => peer.handle(JSON.parse(l)));
+    const ask = <R>(method: string, params: unknown, timeoutMs = 5_000) => {
+      const r = peer.request<R>(method, params, { timeoutMs });
+      flush();
+      return r;
+    };
+    await ask("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await ask<{ sessionId: string }>("session/new", { cwd: process.cwd(), mcpServers: [] });
+    // A turn of 100 chunks 100 ms apart takes 10 s uncancelled; the answer must come well before.
+    const prompt = peer.request<{ stopReason: string }>("session/prompt", { sessionId, prompt: [{ type: "text", text: "/slow 100" }] }, { timeoutMs: 3_000 });
+    peer.notify("session/cancel", { sessionId });
+    flush();
+    assert.equal((await prompt).stopReason, "cancelled");
   } finally {
     agent.kill("SIGKILL");
   }
