@@ -4,6 +4,7 @@
 // source paths; the compiled files live under dist/. Flags (--test-name-pattern=…) pass through.
 import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -35,6 +36,9 @@ if (!files.length) {
   console.error("run-tests: no test files found");
   process.exit(1);
 }
+// Markers of this run start with its id, so that another run on the same machine (a second
+// checkout's tests) is never taken for this one's leftovers.
+const run = process.env.A4AA_TEST_RUN || `r${randomBytes(4).toString("hex")}`;
 const hasReporter = passthrough.some((a) => a.startsWith("--test-reporter"));
 const r = spawnSync(
   process.execPath,
@@ -46,7 +50,7 @@ const r = spawnSync(
     ...passthrough,
     ...files,
   ],
-  { stdio: "inherit", cwd: root },
+  { stdio: "inherit", cwd: root, env: { ...process.env, A4AA_TEST_RUN: run } },
 );
 // Every test tags the processes it starts (an A4AA_*_MARKER variable in their environment);
 // after the whole run none may be left, whichever test started it.
@@ -59,7 +63,7 @@ function leftovers() {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
       const env = readFileSync(`/proc/${name}/environ`, "latin1");
-      if (/(^|\0)A4AA_(TEST|CONFORMANCE)_MARKER=/.test(env)) {
+      if (new RegExp(`(^|\\0)A4AA_(TEST|CONFORMANCE)_MARKER=[mc]${run}`).test(env)) {
         out.push(`${name} ${readFileSync(`/proc/${name}/cmdline`, "latin1").replace(/\0/g, " ").trim()}`);
       }
     } catch {

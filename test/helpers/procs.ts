@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from "node:fs";
 
 /** A fresh marker value. */
 export function newMarker(): string {
-  return `m${randomUUID().replace(/-/g, "")}`;
+  return `m${process.env.A4AA_TEST_RUN ?? ""}${randomUUID().replace(/-/g, "")}`;
 }
 
 /** Live (non-zombie) processes, other than this one, for which `match` holds. */

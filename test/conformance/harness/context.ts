@@ -31,7 +31,7 @@ export interface StartOptions {
 }
 
 export class CheckContext {
-  readonly marker = `c${randomUUID().replace(/-/g, "")}`;
+  readonly marker = `c${process.env.A4AA_TEST_RUN ?? ""}${randomUUID().replace(/-/g, "")}`;
   readonly secret = `secret-${randomUUID()}`;
   readonly hosts: Host[] = [];
   private tmpDir: string | null = null;

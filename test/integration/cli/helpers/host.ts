@@ -98,10 +98,10 @@ export class Host {
     this.watcher = setInterval(() => this.scan(), 25);
   }
 
-  /** Records the process groups of the sidecar's descendants. */
-  private scan(): void {
+  /** Records the process groups of the sidecar's descendants; answers how many are alive. */
+  scan(): number {
     const root = this.child.pid;
-    if (!root) return;
+    if (!root) return 0;
     const kids = new Map<number, number[]>();
     for (const n of readdirSync("/proc")) {
       if (!/^\d+$/.test(n)) continue;
@@ -113,12 +113,17 @@ export class Host {
     }
     const own = procStat(root)?.pgid;
     const queue = [...(kids.get(root) ?? [])];
+    let alive = 0;
     while (queue.length) {
       const p = queue.shift()!;
       const st = procStat(p);
-      if (st && st.pgid !== own && st.pgid !== root) this.groups.add(st.pgid);
+      if (st && st.pgid !== own && st.pgid !== root) {
+        this.groups.add(st.pgid);
+        if (st.state !== "Z") alive++;
+      }
       queue.push(...(kids.get(p) ?? []));
     }
+    return alive;
   }
 
   private onLine(line: string): void {
@@ -277,6 +282,9 @@ export function sharedHost(opts: { args?: string[]; env?: Record<string, string 
   });
   return async (fn) => {
     const h = host!;
+    // The previous test's agents may still be on their way out (a stop after a failed
+    // turn): let them go before recording what this test starts.
+    for (let i = 0; i < 120 && h.scan() > 0; i++) await new Promise((r) => setTimeout(r, 25));
     h.events.length = 0;
     h.permissionRequests.length = 0;
     h.groups.clear();
