@@ -1,11 +1,13 @@
 // `codex`: `codex exec --json`, one process per turn, stdin closed. Events: thread.started,
 // turn.started, item.started/updated/completed, turn.completed (usage: the thread's running
 // total, so each turn reports the difference) or turn.failed / error.
-import type { AgentEvent, ToolKind, Usage } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
-import { arr, cleanUsage, diffUsage, json, num, obj, str, type Obj, type SelectorRules } from "./common.js";
-import type { LineParser } from "./turn-process.js";
-import type { DriverMemo, PerTurnDriver, TurnBuild } from "./turn-session.js";
+import type { AgentEvent, ToolKind, Usage } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import { arr, json, num, obj, str, type Obj } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import { cleanUsage, diffUsage } from "../usage.js";
+import type { LineParser } from "../turn-process.js";
+import type { DriverMemo, PerTurnDriver, TurnBuild } from "../turn-session.js";
 
 export const codexRules: SelectorRules = {
   model: true,

@@ -1,11 +1,14 @@
 // `gemini`: Gemini CLI headless, `gemini -o stream-json --prompt=<text>`, one process per
 // turn. Events: init (session id), message (user echo; assistant deltas), tool_use,
 // tool_result, error (warnings and errors), result (status, stats).
-import type { Usage } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
-import { cleanUsage, json, num, obj, str, toolKind, toolLocations, toolTitle, type SelectorRules } from "./common.js";
-import type { LineParser } from "./turn-process.js";
-import type { PerTurnDriver, TurnBuild } from "./turn-session.js";
+import type { Usage } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import { json, num, obj, str } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import { toolKind, toolLocations, toolTitle } from "../tool-calls.js";
+import { cleanUsage } from "../usage.js";
+import type { LineParser } from "../turn-process.js";
+import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
 import { randomUUID } from "node:crypto";
 
 export const GEMINI_MODES = ["default", "auto_edit", "yolo", "plan"] as const;

@@ -1,10 +1,10 @@
 // `qwen`: Qwen Code (`qwen`), a Gemini CLI fork that speaks Claude Code's stream-json and
 // control protocol. In stream-json input mode it asks every permission through
 // `can_use_tool` (no prompt-tool flag); its approval modes are `--approval-mode`.
-import type { CliAgentSpec } from "../../../generated/ts/types.js";
-import type { LaneContext } from "../lane.js";
-import type { SelectorRules } from "./common.js";
-import type { StreamJsonFlavor } from "./stream-json-session.js";
+import type { CliAgentSpec } from "../../../../generated/ts/types.js";
+import type { LaneContext } from "../../lane.js";
+import type { SelectorRules } from "../selector-rules.js";
+import type { StreamJsonFlavor } from "../stream-json-session.js";
 
 /** `--approval-mode` choices of Qwen Code 0.15.10 (the pinned test peer). */
 export const QWEN_MODES = ["plan", "default", "auto-edit", "yolo"] as const;

@@ -1,11 +1,14 @@
 // `opencode`: `opencode run --format json --thinking … -- <prompt>`, one process per turn.
 // Events: step_start, text (whole parts), reasoning, tool_use (finished tools), step_finish
 // (tokens, cost), error. There is no final event: the turn ends when the process exits.
-import type { Usage } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
-import { addUsage, cleanUsage, json, num, obj, str, toolKind, toolLocations, toolTitle, type SelectorRules } from "./common.js";
-import type { LineParser } from "./turn-process.js";
-import type { PerTurnDriver, TurnBuild } from "./turn-session.js";
+import type { Usage } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import { json, num, obj, str } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import { toolKind, toolLocations, toolTitle } from "../tool-calls.js";
+import { addUsage, cleanUsage } from "../usage.js";
+import type { LineParser } from "../turn-process.js";
+import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
 
 export const opencodeRules: SelectorRules = {
   // `provider/model`.

@@ -1,10 +1,11 @@
 // `amp`: Amp's `amp -x --stream-json <prompt>` (a new thread) or `amp threads continue <id>
 // -x --stream-json <prompt>`, one process per turn. The stream is Claude Code's: system
 // (init, with the thread id), assistant and user messages, result.
-import { ClaudeStreamMapper, claudeResult } from "./claude-stream.js";
-import { obj, type SelectorRules } from "./common.js";
-import type { LineParser } from "./turn-process.js";
-import type { PerTurnDriver, TurnBuild } from "./turn-session.js";
+import { ClaudeStreamMapper, claudeResult } from "../claude-stream.js";
+import { obj } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import type { LineParser } from "../turn-process.js";
+import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
 
 export const ampRules: SelectorRules = {
   model: false,

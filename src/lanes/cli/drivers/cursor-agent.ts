@@ -3,11 +3,14 @@
 // whole message between tool calls; with --stream-partial-output also deltas, a copy of
 // each delta carrying model_call_id, and a recap of the whole text: de-duplicated here),
 // thinking (delta/completed), tool_call (started/completed), result.
-import type { AgentEvent, Usage } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
-import { arr, cleanUsage, isObj, json, num, obj, resultTexts, str, toolKind, toolLocations, toolTitle, type Obj, type SelectorRules } from "./common.js";
-import type { LineParser, TurnSink } from "./turn-process.js";
-import type { PerTurnDriver, TurnBuild } from "./turn-session.js";
+import type { AgentEvent, Usage } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import { arr, isObj, json, num, obj, str, type Obj } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import { resultTexts, toolKind, toolLocations, toolTitle } from "../tool-calls.js";
+import { cleanUsage } from "../usage.js";
+import type { LineParser, TurnSink } from "../turn-process.js";
+import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
 
 export const cursorRules: SelectorRules = {
   model: true,

@@ -3,15 +3,15 @@
 // `transport: "pty"` it runs under a pseudo-terminal: escape sequences are stripped, the
 // typed prompt's echo is dropped, and the turn also ends when the output has been quiet
 // for `pty.idleMs`.
-import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
-import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
-import { startPty, type PtyProcess, type StopResult } from "../../supervise/spawn.js";
-import { pauseWithGate } from "../../transport/ndjson-writer.js";
-import { AnsiStripper } from "./ansi.js";
-import { checkSelectors, type SelectorRules } from "./common.js";
-import { capabilitiesOf, KILL_GRACE_MS, type PerTurnDriver } from "./turn-session.js";
-import type { TextParser } from "./turn-process.js";
+import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import type { LaneContext, LaneSession, TurnInput } from "../../lane.js";
+import { startPty, type PtyProcess, type StopResult } from "../../../supervise/spawn.js";
+import { pauseWithGate } from "../../../transport/ndjson-writer.js";
+import { AnsiStripper } from "../ansi.js";
+import { checkSelectors, type SelectorRules } from "../selector-rules.js";
+import { capabilitiesOf, KILL_GRACE_MS, type PerTurnDriver } from "../turn-session.js";
+import type { TextParser } from "../turn-process.js";
 
 export const genericRules: SelectorRules = {
   model: false,

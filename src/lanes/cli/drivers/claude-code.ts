@@ -1,9 +1,9 @@
 // `claudeCode`: Claude Code (`claude`) in stream-json input/output mode, one process per
 // session, permissions asked through the control protocol (`--permission-prompt-tool stdio`).
-import type { CliAgentSpec } from "../../../generated/ts/types.js";
-import type { LaneContext } from "../lane.js";
-import type { SelectorRules } from "./common.js";
-import type { StreamJsonFlavor } from "./stream-json-session.js";
+import type { CliAgentSpec } from "../../../../generated/ts/types.js";
+import type { LaneContext } from "../../lane.js";
+import type { SelectorRules } from "../selector-rules.js";
+import type { StreamJsonFlavor } from "../stream-json-session.js";
 
 /** `--permission-mode` choices of Claude Code 2.1.197 (the pinned test peer). */
 export const CLAUDE_MODES = ["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"] as const;
