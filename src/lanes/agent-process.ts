@@ -34,7 +34,7 @@ export interface AgentProcessOptions
 
 export class AgentProcess {
   phase: AgentPhase = "handshake";
-  readonly link: AgentLink;
+  private readonly link: AgentLink;
   private fatalError: A4aaError | null = null;
 
   constructor(

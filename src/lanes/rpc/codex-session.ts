@@ -6,7 +6,7 @@ import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from
 import { A4aaError, errors } from "../../errors.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
-import { AgentProcess, openAgentProcess } from "../agent-process.js";
+import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
@@ -130,7 +130,7 @@ export class CodexLaneSession implements LaneSession {
     const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
     const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
     const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
-    const refused = (e: RpcResponseError) =>
+    const refused: Refusal = (e) =>
       new A4aaError(/auth|login|unauthori[sz]ed/i.test(e.message) ? "auth_required" : "initialize_failed", "initialize", `${what}: ${e.message}`);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
@@ -249,7 +249,7 @@ export class CodexLaneSession implements LaneSession {
 
   private sendInterrupt(turn: ActiveTurn): void {
     turn.interrupts++;
-    this.agent.link.request("turn/interrupt", { threadId: this.threadId!, turnId: turn.id! } satisfies C.TurnInterruptParams).catch((e: unknown) => {
+    this.agent.request("turn/interrupt", { threadId: this.threadId!, turnId: turn.id! } satisfies C.TurnInterruptParams, "prompt").catch((e: unknown) => {
       if (turn.finished || this.fatal) return;
       if (e instanceof RpcResponseError && turn.interrupts < 2) {
         if (turn.started) this.sendInterrupt(turn);
