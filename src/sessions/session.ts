@@ -111,7 +111,7 @@ export class Session {
     return this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
   };
 
-  get closingStarted(): boolean {
+  private get closingStarted(): boolean {
     return this.state === "closing" || this.state === "closeFailed" || this.state === "closed";
   }
 
