@@ -102,23 +102,16 @@ test("R-SUP-2: the agent exiting during the handshake fails what is pending with
 });
 
 test("after the handshake an exit is agent_exited; an oversized line is output_limit and stops the agent", async () => {
-  const a = setup();
-  const one = (await a.open()).agent;
-  one.phase = "ready";
-  const p1 = one.request("hang", {}, "prompt");
-  one.notify("exit");
-  await assert.rejects(p1, (e: A4aaError) => e.code === "agent_exited" && e.stage === "prompt");
-  await one.close();
-
-  const b = setup();
-  const two = (await b.open()).agent;
-  two.phase = "ready";
-  const p2 = two.request("hang", {}, "prompt");
-  two.notify("big");
-  await assert.rejects(p2, (e: A4aaError) => e.code === "output_limit" && e.stage === "prompt");
-  assert.deepEqual(await waitGone(() => processesWithMarker(b.marker)), [], "the agent is stopped");
-  await two.close();
-  assert.deepEqual(await waitGone(() => processesWithMarker(a.marker)), []);
+  for (const [trigger, code] of [["exit", "agent_exited"], ["big", "output_limit"]] as const) {
+    const { open, marker } = setup();
+    const { agent } = await open();
+    agent.phase = "ready";
+    const pending = agent.request("hang", {}, "prompt");
+    agent.notify(trigger);
+    await assert.rejects(pending, (e: A4aaError) => e.code === code && e.stage === "prompt", trigger);
+    assert.deepEqual(await waitGone(() => processesWithMarker(marker)), [], `${trigger}: the agent is gone`);
+    await agent.close();
+  }
 });
 
 test("a handshake request is abandoned when the session closes (session_closed, stage open); a turn's request is not", async () => {
