@@ -6,6 +6,7 @@ import type { AgentEvent, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
+import { appendBounded } from "./bounded-text.js";
 import type { PermissionBroker } from "./permissions.js";
 
 export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
@@ -45,7 +46,7 @@ export class Session {
   /** Lanes emit through here: events go out in order, and the turn's text is collected. */
   emit = (event: AgentEvent): void => {
     if (this.state === "closed") return;
-    if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text += event.text;
+    if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text = appendBounded(this.turn.text, event.text);
     this.sendEvent(this.id, event);
   };
 

@@ -28,6 +28,8 @@ import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
+import { forwardStderr } from "../stderr-events.js";
+import { whenStdoutEndsWithoutExit } from "../stdout-eof.js";
 
 export const ACP_PROTOCOL_VERSION = 1;
 /** ACP's error code for "authentication required". */
@@ -103,10 +105,9 @@ export class AcpLaneSession implements LaneSession {
         ctx.emit({ type: "raw", source: "stdout", payload: line });
       },
       onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
+      onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),
     });
-    proc.onStderrLine((line) => {
-      if (this.inTurn) ctx.emit({ type: "stderr", text: line });
-    });
+    forwardStderr(proc, ctx.gate, () => this.inTurn, ctx.emit);
     void proc.exited.then(() => {
       if (this.phase === "closing") return;
       const stage = this.phase === "handshake" ? "spawn" : "prompt";
@@ -116,6 +117,12 @@ export class AcpLaneSession implements LaneSession {
           : errors.agentExited("prompt", `the agent ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
+  }
+
+  private stdoutClosed(): void {
+    if (this.phase === "closing") return;
+    const what = "closed its stdout but kept running; it was stopped";
+    this.die(this.phase === "handshake" ? errors.spawnFailed(`the agent ${what}`) : errors.agentExited("prompt", `the agent ${what}`), "stdout closed");
   }
 
   /** The agent is gone or unusable: every pending call fails with `err`. */

@@ -2,6 +2,8 @@
 // initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
 import type * as C from "../../../generated/codex/types.js";
+import { forwardStderr } from "../stderr-events.js";
+import { whenStdoutEndsWithoutExit } from "../stdout-eof.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
@@ -119,10 +121,9 @@ export class CodexLaneSession implements LaneSession {
       onOverflow: (bytes) =>
         this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
       onUnmatchedResponse: (m) => ctx.logger.debug(`codex answered an unknown request id ${JSON.stringify(m.id)}`, ctx.sessionId),
+      onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),
     });
-    proc.onStderrLine((line) => {
-      if (this.turn) ctx.emit({ type: "stderr", text: line });
-    });
+    forwardStderr(proc, ctx.gate, () => this.turn !== null, ctx.emit);
     void proc.exited.then(() => {
       if (this.phase === "closing") return;
       const err =
@@ -131,6 +132,12 @@ export class CodexLaneSession implements LaneSession {
           : errors.agentExited("prompt", `codex app-server ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
+  }
+
+  private stdoutClosed(): void {
+    if (this.phase === "closing") return;
+    const what = "closed its stdout but kept running; it was stopped";
+    this.die(this.phase === "handshake" ? errors.spawnFailed(`codex app-server ${what}`) : errors.agentExited("prompt", `codex app-server ${what}`), "stdout closed");
   }
 
   /** The agent is gone or unusable: every pending call and the turn fail with `err`. */
