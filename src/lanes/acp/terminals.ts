@@ -104,7 +104,7 @@ export class Terminals {
     outputByteLimit?: number | null;
   }): Promise<{ terminalId: string }> {
     const limit = outputLimit(p.outputByteLimit);
-    const env = { ...this.env };
+    const env: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, this.env);
     for (const v of p.env ?? []) {
       if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
         throw new RpcHandlerError(-32602, `invalid environment variable ${JSON.stringify(v.name)}`);
