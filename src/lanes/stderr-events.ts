@@ -9,16 +9,26 @@ import type { FlowGate } from "../transport/ndjson-writer.js";
 export const droppedNote = (n: number): string =>
   `[a4aa: ${n} stderr line${n === 1 ? "" : "s"} of the agent dropped while the host was not reading]`;
 
-export function forwardStderr(proc: SupervisedProcess, gate: FlowGate, inTurn: () => boolean, emit: (e: AgentEvent) => void): void {
+/**
+ * Forwards `proc`'s stderr lines as events while `inTurn()` (others go to `otherwise`);
+ * returns the function that stops forwarding.
+ */
+export function forwardStderr(
+  proc: SupervisedProcess,
+  gate: FlowGate,
+  inTurn: () => boolean,
+  emit: (e: AgentEvent) => void,
+  otherwise?: (line: string) => void,
+): () => void {
   let dropped = 0;
   const flush = () => {
     if (dropped > 0 && inTurn()) emit({ type: "stderr", text: droppedNote(dropped) });
     dropped = 0;
   };
-  const unsubscribe = gate.subscribe((open) => open && flush());
-  void proc.exited.then(unsubscribe);
-  proc.onStderrLine((line) => {
-    if (!inTurn()) return;
+  const offGate = gate.subscribe((open) => open && flush());
+  void proc.exited.then(offGate);
+  const offLines = proc.onStderrLine((line) => {
+    if (!inTurn()) return otherwise?.(line);
     if (!gate.open) {
       dropped++;
       return;
@@ -26,4 +36,8 @@ export function forwardStderr(proc: SupervisedProcess, gate: FlowGate, inTurn: (
     flush();
     emit({ type: "stderr", text: line });
   });
+  return () => {
+    offGate();
+    offLines();
+  };
 }

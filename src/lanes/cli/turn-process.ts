@@ -3,6 +3,7 @@
 // terminal event — then a short grace and the whole process group is ended — or at the
 // process's exit: `cancelled` if the host cancelled it, else `agent_exited`.
 import { StringDecoder } from "node:string_decoder";
+import { forwardStderr } from "../stderr-events.js";
 import type { AgentEvent, CliAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { errors, type A4aaError } from "../../errors.js";
 import type { LaneContext } from "../lane.js";
@@ -75,7 +76,7 @@ export class TurnProcess {
     this.proc = proc;
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(this.s.args)}`, ctx.sessionId);
     if (this.cancelled) this.deliverCancel(proc);
-    const offStderr = proc.onStderrLine((text) => ctx.emit({ type: "stderr", text }));
+    const offStderr = forwardStderr(proc, ctx.gate, () => true, ctx.emit);
     if (this.s.stdin !== undefined) proc.stdin.end(this.s.stdin);
     else proc.stdin.end();
 
