@@ -8,6 +8,7 @@ import path from "node:path";
 import { TestSidecar, fakeAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { hostileSpec, peakRss } from "../fixtures/hostile/spec.js";
+import { fakeSpec } from "../fixtures/rpc/host.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
 
 const started: TestSidecar[] = [];
@@ -112,6 +113,17 @@ test("R-HOSTILE-5: an acp agent that closes stdout but keeps running ends its tu
   assert.match(r.error!.data.detail ?? r.error!.message, /closed its stdout/);
   assert.ok(Date.now() - t0 < 5000);
   assert.equal((await s.ok("session/prompt", { sessionId: other, text: "text:still here" })).text, "still here");
+  await s.ok("session/close", { sessionId: sid });
+  await finish(s, marker);
+});
+
+test("R-HOSTILE-5: a codex app-server that closes stdout but keeps running ends its turn with agent_exited and is stopped", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeSpec(marker));
+  const r = await s.call("session/prompt", { sessionId: sid, text: "text:before;close-stdout" });
+  assert.equal(r.error?.data?.code, "agent_exited", JSON.stringify(r));
+  assert.match(r.error!.data.detail ?? r.error!.message, /closed its stdout/);
+  assert.deepEqual(await waitNoProcesses(marker), [], "the agent was stopped");
   await s.ok("session/close", { sessionId: sid });
   await finish(s, marker);
 });
