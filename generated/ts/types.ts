@@ -464,7 +464,7 @@ export interface SessionState {
 export interface TurnOutcome {
   stopReason: StopReason;
   /**
-   * The turn's assistant message text, concatenated.
+   * The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16 code units (32 Mi) it is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
    */
   text?: string;
   usage?: Usage;

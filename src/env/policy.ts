@@ -70,7 +70,8 @@ function resolveValue(
 
 export function buildChildEnv(input: EnvInput): EnvResult {
   const { policy, hostEnv } = input;
-  const env: Record<string, string> = {};
+  // No prototype: a name such as `__proto__` is a variable like any other, never dropped.
+  const env: Record<string, string> = Object.create(null) as Record<string, string>;
 
   if (policy.policy === "inheritAll") {
     if (!input.trustHostEnv) {
@@ -113,5 +114,12 @@ export function buildChildEnv(input: EnvInput): EnvResult {
     if (bad) return refuse(bad);
     env[name] = value;
   }
-  return { ok: true, env };
+  return { ok: true, env: plain(env) };
+}
+
+/** A plain object with exactly these own properties (defined, so `__proto__` is one too). */
+function plain(env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
 }

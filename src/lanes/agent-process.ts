@@ -8,6 +8,8 @@ import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
 import { RpcResponseError } from "../transport/json-rpc.js";
 import type { LaneContext } from "./lane.js";
+import { forwardStderr } from "./stderr-events.js";
+import { whenStdoutEndsWithoutExit } from "./stdout-eof.js";
 
 export type AgentPhase = "handshake" | "ready" | "closing";
 
@@ -57,10 +59,9 @@ export class AgentProcess {
         ctx.emit({ type: "raw", source: "stdout", payload: line });
       },
       onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
+      onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),
     });
-    proc.onStderrLine((line) => {
-      if (o.inTurn()) ctx.emit({ type: "stderr", text: line });
-    });
+    forwardStderr(proc, ctx.gate, o.inTurn, ctx.emit);
     void proc.exited.then(() => {
       if (this.phase === "closing") return;
       const err =
@@ -69,6 +70,13 @@ export class AgentProcess {
           : errors.agentExited("prompt", `${o.name} ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
+  }
+
+  /** Stdout ended but the process lives on (R-HOSTILE-5): it is of no use any more. */
+  private stdoutClosed(): void {
+    if (this.phase === "closing") return;
+    const what = `${this.o.name} closed its stdout but kept running; it was stopped`;
+    this.die(this.phase === "handshake" ? errors.spawnFailed(what) : errors.agentExited("prompt", what), "stdout closed");
   }
 
   /** Set once the agent died: every later call fails with it. */

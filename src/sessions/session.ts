@@ -6,6 +6,7 @@ import type { AgentEvent, AgentSpec, PermissionPreset, TurnOutcome } from "../..
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { AnyLaneDriver, LaneContext, LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
+import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
 
@@ -100,7 +101,7 @@ export class Session {
   /** Lanes emit through here: events go out in order, and the turn's text is collected. */
   private readonly emit = (event: AgentEvent): void => {
     if (this.state === "closed") return;
-    if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text += event.text;
+    if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text = appendBounded(this.turn.text, event.text);
     this.o.host.event(this.id, event);
   };
 

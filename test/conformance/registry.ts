@@ -58,6 +58,10 @@ export const REQUIREMENTS: Requirement[] = [
   R("R-SUP-1", "mandatory", "a4aa.v1 §8", "No orphan or zombie survives a close, a crash of the agent, or the sidecar's shutdown (the whole tree, including grandchildren that ignore SIGTERM or left the group)."),
   R("R-SUP-2", "mandatory", "a4aa.v1 §8", "An agent that crashes mid-turn fails that turn with agent_exited (uncertainEffect true, stderr tail in detail) and leaves the session usable only for close; other sessions are untouched."),
   R("R-EOF-1", "mandatory", "a4aa.v1 §8", "stdin EOF closes every session, pending turns settle (cancelled or session_closed), the sidecar exits 0 after successful cleanup; SIGTERM and SIGINT shut down the same way."),
+  // §14 hostile input (1.2)
+  R("R-HOSTILE-2", "mandatory", "a4aa.v1 §14", "What an agent can make the sidecar hold is bounded and stated: TurnOutcome.text (cut with a marker, events still flow), stderr events, fs/read_text_file results, terminal output (outputByteLimit validated); peak memory stays under the bounds."),
+  R("R-HOSTILE-3", "mandatory", "a4aa.v1 §14", "fs/* confinement holds while the agent swaps directories and symlinks concurrently; FIFOs, devices and sockets are refused; one session's file work never stalls another's."),
+  R("R-HOSTILE-5", "mandatory", "a4aa.v1 §14", "On the acp and rpc lanes, stdout EOF of the agent ends its turn with agent_exited and stops the agent."),
   R("R-LOG-1", "advisory", "a4aa.v1 §9", "Logs go to stderr only, one line each, with the session id where there is one (--log-level debug)."),
   // lanes.md
   R("R-LANE-1", "mandatory", "lanes.md (general)", "Every lane drains the agent's stderr and forwards each line as a stderr event while a turn runs."),

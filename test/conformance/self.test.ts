@@ -66,6 +66,9 @@ const CASES: [string, string, string, string][] = [
   ["notification-cancel", "R-CANCEL-2,R-CORE-1", "R-CANCEL-2", "R-CORE-1"],
   ["approve-anyway", "R-PERM-1/bad-answers-fail-closed,R-ACP-3", "R-PERM-1", "R-ACP-3"],
   ["stdout-noise", "R-FRAME-1,R-CORE-1", "R-FRAME-1", "R-CORE-1"],
+  ["unbounded-text", "R-HOSTILE-2/text-and-terminal-bounds,R-HOSTILE-5/acp-stdout-closed", "R-HOSTILE-2", "R-HOSTILE-5"],
+  ["wide-cwd", "R-HOSTILE-3/swap-race,R-HOSTILE-5/acp-stdout-closed", "R-HOSTILE-3", "R-HOSTILE-5"],
+  ["ignore-stdout-eof", "R-HOSTILE-5/acp-stdout-closed,R-HOSTILE-3/special-files", "R-HOSTILE-5", "R-HOSTILE-3"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

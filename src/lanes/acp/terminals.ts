@@ -9,6 +9,8 @@ import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
+/** The largest `outputByteLimit` a terminal may ask for (R-HOSTILE-2): 64 MiB. */
+export const MAX_OUTPUT_BYTE_LIMIT = 64 * 1024 * 1024;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Drops bytes from the front of `buf` so it holds at most `limit`, cutting at a UTF-8 boundary. */
@@ -19,11 +21,58 @@ export function keepTail(buf: Buffer, limit: number): { buf: Buffer; truncated: 
   return { buf: buf.subarray(start), truncated: true };
 }
 
+/**
+ * The last `limit` bytes of a stream, held as the chunks that arrived: whole chunks fall
+ * off the front as new ones come, so holding never costs more than twice the limit and
+ * no chunk is copied more than once; the UTF-8 cut is made when the output is asked for.
+ */
+export class OutputTail {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  private dropped = false;
+
+  constructor(readonly limit: number) {}
+
+  push(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    if (chunk.length >= this.limit) {
+      this.dropped ||= chunk.length > this.limit || this.bytes > 0;
+      this.chunks = this.limit > 0 ? [Buffer.from(chunk.subarray(chunk.length - this.limit))] : [];
+      this.bytes = this.limit;
+      return;
+    }
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+    while (this.bytes - this.chunks[0].length >= this.limit) {
+      this.bytes -= this.chunks.shift()!.length;
+      this.dropped = true;
+    }
+  }
+
+  read(): { text: string; truncated: boolean } {
+    const r = keepTail(Buffer.concat(this.chunks, this.bytes), this.limit);
+    let buf = r.buf;
+    // Bytes already fell off the front: what is left may start inside a character.
+    if (this.dropped && !r.truncated) buf = keepTail(Buffer.concat([Buffer.alloc(1), buf]), buf.length).buf;
+    return { text: buf.toString("utf8"), truncated: this.dropped || r.truncated };
+  }
+}
+
+/** `outputByteLimit` as given, or the refusal the agent gets. */
+export function outputLimit(v: unknown): number {
+  if (v === undefined || v === null) return DEFAULT_OUTPUT_LIMIT;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_OUTPUT_BYTE_LIMIT) {
+    throw new RpcHandlerError(
+      -32602,
+      `invalid outputByteLimit ${JSON.stringify(v)}: it must be an integer from 0 to ${MAX_OUTPUT_BYTE_LIMIT} (64 MiB); omit it for ${DEFAULT_OUTPUT_LIMIT} (1 MiB)`,
+    );
+  }
+  return v;
+}
+
 interface Terminal {
   proc: PipeProcess;
-  out: Buffer;
-  truncated: boolean;
-  limit: number;
+  out: OutputTail;
 }
 
 export class Terminals {
@@ -54,7 +103,8 @@ export class Terminals {
     cwd?: string | null;
     outputByteLimit?: number | null;
   }): Promise<{ terminalId: string }> {
-    const env = { ...this.env };
+    const limit = outputLimit(p.outputByteLimit);
+    const env: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, this.env);
     for (const v of p.env ?? []) {
       if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
         throw new RpcHandlerError(-32602, `invalid environment variable ${JSON.stringify(v.name)}`);
@@ -84,12 +134,8 @@ export class Terminals {
       throw new RpcHandlerError(-32603, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
     }
     proc.stdin.end();
-    const t: Terminal = { proc, out: Buffer.alloc(0), truncated: false, limit: p.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT };
-    const append = (chunk: Buffer) => {
-      const r = keepTail(Buffer.concat([t.out, chunk]), t.limit);
-      t.out = r.buf;
-      t.truncated ||= r.truncated;
-    };
+    const t: Terminal = { proc, out: new OutputTail(limit) };
+    const append = (chunk: Buffer) => t.out.push(chunk);
     proc.stdout.on("data", append);
     proc.onStderrLine((line) => append(Buffer.from(line + "\n")));
     this.terms.set(id, t);
@@ -104,7 +150,8 @@ export class Terminals {
   output(p: { terminalId: string }): { output: string; truncated: boolean; exitStatus?: { exitCode: number | null; signal: string | null } } {
     const t = this.get(p.terminalId);
     const status = this.exitStatus(t);
-    return { output: t.out.toString("utf8"), truncated: t.truncated, ...(status ? { exitStatus: status } : {}) };
+    const out = t.out.read();
+    return { output: out.text, truncated: out.truncated, ...(status ? { exitStatus: status } : {}) };
   }
 
   async waitForExit(p: { terminalId: string }): Promise<{ exitCode: number | null; signal: string | null }> {

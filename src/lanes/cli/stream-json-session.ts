@@ -4,6 +4,7 @@
 // answered allow/deny, fail-closed) and cancel (`interrupt`, then the process group is
 // ended after a grace period; the next prompt resumes the session in a new process).
 import { randomUUID } from "node:crypto";
+import { forwardStderr } from "../stderr-events.js";
 import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
 import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, TurnInput } from "../lane.js";
@@ -129,10 +130,7 @@ export class StreamJsonSession implements LaneSession {
     proc.stdout.once("end", () => reader.end());
     this.unhook = [
       pauseWithGate(ctx.gate, proc.stdout),
-      proc.onStderrLine((text) => {
-        if (this.turn) ctx.emit({ type: "stderr", text });
-        else ctx.logger.debug(`${spec.command.program} stderr: ${text}`, ctx.sessionId);
-      }),
+      forwardStderr(proc, ctx.gate, () => !!this.turn, ctx.emit, (text) => ctx.logger.debug(`${spec.command.program} stderr: ${text}`, ctx.sessionId)),
     ];
     void proc.exited.then((exit) => this.exited(proc, exit));
 

@@ -4,6 +4,7 @@
 // process's exit: `cancelled` if the host cancelled it, else `agent_exited`.
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as sleep } from "node:timers/promises";
+import { forwardStderr } from "../stderr-events.js";
 import type { AgentEvent, CliAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { errors, type A4aaError } from "../../errors.js";
 import type { LaneContext } from "../lane.js";
@@ -76,7 +77,7 @@ export class TurnProcess {
     this.proc = proc;
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(this.s.args)}`, ctx.sessionId);
     if (this.cancelled) this.deliverCancel(proc);
-    const offStderr = proc.onStderrLine((text) => ctx.emit({ type: "stderr", text }));
+    const offStderr = forwardStderr(proc, ctx.gate, () => true, ctx.emit);
     if (this.s.stdin !== undefined) proc.stdin.end(this.s.stdin);
     else proc.stdin.end();
 

@@ -8,8 +8,9 @@
 //   fail:MSG   turn/completed failed with MSG       crash    a delta, a stderr line, exit 3
 //   grandchild a child that ignores SIGTERM          env      the environment as JSON text
 //   stderr     two stderr lines                      hang     never completes
+//   close-stdout  closes stdout and keeps running (R-HOSTILE-5)
 // With A4AA_CONFORMANCE_LOG set, each start appends a line to that file.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, closeSync } from "node:fs";
 import { spawn } from "node:child_process";
 import readline from "node:readline";
 
@@ -90,6 +91,10 @@ async function runTurn(turnId: string, text: string): Promise<void> {
         process.stderr.write("fake-app-server: boom\n");
         await sleep(20);
         process.exit(3);
+        break;
+      case "close-stdout":
+        closeSync(1);
+        await new Promise(() => undefined);
         break;
       case "grandchild":
         spawn(process.execPath, ["-e", "process.on('SIGTERM',()=>{});setInterval(()=>{},1000)"], { stdio: "ignore" }).unref();

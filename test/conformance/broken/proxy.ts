@@ -21,6 +21,8 @@ export interface ProxyHooks {
   /** A message from the host; return false to drop it, or an object to send instead. */
   fromHost?(msg: any, api: ProxyApi): boolean | object | void;
   fromSidecar?(msg: any, api: ProxyApi): boolean | object | void;
+  /** Lines up to this many bytes are parsed for the hooks (default 1 MiB). */
+  parseLimit?: number;
   /** The host closed stdin; default: close the sidecar's stdin. */
   onHostEof?(api: ProxyApi): void;
 }
@@ -50,7 +52,7 @@ export function runProxy(hooks: ProxyHooks): void {
   child.stdin!.on("error", () => undefined);
   const pass = (hook: ProxyHooks["fromHost"], out: (b: Buffer) => void, send: (m: unknown) => void) => (b: Buffer) => {
     let msg: unknown;
-    if (hook && b.length < PARSE_LIMIT) {
+    if (hook && b.length < (hooks.parseLimit ?? PARSE_LIMIT)) {
       try {
         msg = JSON.parse(b.toString("utf8"));
       } catch {

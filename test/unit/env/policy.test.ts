@@ -67,3 +67,12 @@ test("the function is pure: the host env object is not changed", () => {
   ok(base({ policy: "sanitized", inherit: ["PATH"], set: { PATH: "/x" } }));
   assert.equal(JSON.stringify(hostEnv), before);
 });
+
+test("a name such as __proto__ is passed like any other, never dropped (R-ENV-1)", () => {
+  const set = JSON.parse('{"__proto__": "p", "constructor": "c"}') as Record<string, string>;
+  const env = ok(base({ policy: "sanitized", set }, { sessionEnv: JSON.parse('{"__proto__": "q"}') }));
+  assert.deepEqual(Object.keys(env).sort(), ["__proto__", "constructor"]);
+  assert.equal(Object.getOwnPropertyDescriptor(env, "__proto__")?.value, "q");
+  assert.equal(Object.getPrototypeOf(env), Object.prototype);
+  assert.equal({ ...env }.constructor, "c");
+});

@@ -1194,7 +1194,10 @@ class TurnOutcome:
     """How a turn ended."""
     stop_reason: StopReason
     text: Optional[str] = None
-    """The turn's assistant message text, concatenated."""
+    """The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16
+    code units (32 Mi) it is cut and ends with a line starting "[a4aa: the turn's text was cut
+    here"; every messageChunk event is still sent.
+    """
     usage: Optional[Usage] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""

@@ -1,0 +1,148 @@
+// §14 hostile input: the bounds of R-HOSTILE-2, fs confinement under a swap race and
+// special files (R-HOSTILE-3), stdout EOF of a still-running agent (R-HOSTILE-5). The
+// attacker is test/fixtures/hostile/hostile-agent.ts.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AcpAgentSpec } from "../../../generated/ts/types.js";
+import type { Host } from "../harness/client.js";
+import type { Check, CheckContext } from "../harness/context.js";
+
+const HOSTILE_AGENT = fileURLToPath(new URL("../../fixtures/hostile/hostile-agent.js", import.meta.url));
+/** TurnOutcome.text's bound and marker, as the schema states them. */
+const TEXT_BOUND = 33_554_432;
+const TEXT_MARKER = "[a4aa: the turn's text was cut here";
+
+function hostile(ctx: CheckContext): AcpAgentSpec {
+  return {
+    id: "conformance-hostile",
+    lane: "acp",
+    command: { program: process.execPath, args: [HOSTILE_AGENT], env: ctx.envPolicy() },
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+  } as AcpAgentSpec;
+}
+
+async function said(h: Host, sessionId: string, text: string): Promise<any> {
+  const out = await h.api.sessionPrompt({ sessionId, text });
+  return JSON.parse(out.text ?? "null");
+}
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, rej) => (t = setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(t));
+}
+
+function vmHwm(pid: number): number {
+  return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024;
+}
+
+export const hostileChecks: Check[] = [
+  {
+    id: "R-HOSTILE-2/text-and-terminal-bounds",
+    covers: ["R-HOSTILE-2"],
+    title: "40 MiB of chunks in one turn: 40 events, TurnOutcome.text cut at the schema's bound with its marker; bad outputByteLimit refused, terminal output under its limit",
+    heavy: true,
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const h = ctx.start();
+      const sid = (await h.open(hostile(ctx), { cwd: ctx.tmp })).sessionId;
+      const out = await h.api.sessionPrompt({ sessionId: sid, text: "chunks:40" });
+      const chunks = h.events(sid).filter((e) => e.type === "messageChunk").length;
+      assert.equal(chunks, 40, "every chunk is an event");
+      const text = out.text ?? "";
+      assert.ok(text.length < TEXT_BOUND + 1024, `TurnOutcome.text is ${text.length} characters, over the schema's bound ${TEXT_BOUND}`);
+      assert.ok(text.includes(TEXT_MARKER), "the cut text carries the marker");
+      for (const bad of ["1e12", '"x"', "-1"]) {
+        const r = await said(h, sid, `terminal-limit:${bad}`);
+        assert.ok(r.error, `outputByteLimit ${bad} was accepted`);
+      }
+      const flood = await said(h, sid, `terminal-flood:${16 << 20}:4096`);
+      assert.ok(flood.len <= 4096 && flood.truncated === true, `terminal output ${JSON.stringify(flood)}`);
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-2/file-read-bound",
+    covers: ["R-HOSTILE-2"],
+    title: "fs/read_text_file of a 300 MiB (sparse) file: refused or bounded, line/limit give its part, the sidecar's peak RSS stays under 300 MiB",
+    heavy: true,
+    async run(ctx) {
+      const h = ctx.start();
+      const big = path.join(ctx.tmp, "big.log");
+      writeFileSync(big, "first\nsecond\n");
+      truncateSync(big, 300 << 20);
+      const sid = (await h.open(hostile(ctx), { cwd: ctx.tmp })).sessionId;
+      const whole = await said(h, sid, `read:${big}`);
+      assert.ok(whole.error || whole.len < 64 << 20, `the whole file came back: ${JSON.stringify(whole)}`);
+      assert.deepEqual(await said(h, sid, `read-part:${big}:2:1`), { content: "second" });
+      const peak = vmHwm(h.wire.pid!);
+      assert.ok(peak < 300 << 20, `peak RSS ${peak >> 20} MiB`);
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-3/swap-race",
+    covers: ["R-HOSTILE-3"],
+    title: "3,000 fs reads and writes while the agent swaps a directory of its cwd with a symlink to outside (renameat2 RENAME_EXCHANGE): nothing outside is read or written",
+    heavy: true,
+    timeoutMs: 120_000,
+    async run(ctx) {
+      const h = ctx.start();
+      const cwd = path.join(ctx.tmp, "work");
+      const outside = path.join(ctx.tmp, "outside");
+      mkdirSync(cwd);
+      mkdirSync(outside);
+      writeFileSync(path.join(outside, "f"), "OUTSIDE");
+      const sid = (await h.open(hostile(ctx), { cwd })).sessionId;
+      const r = await said(h, sid, `race:3000:${outside}`);
+      h.wire.note(`race: ${JSON.stringify(r)}`);
+      assert.ok(r.swaps > 100, "the swapper ran");
+      assert.equal(r.readsOutside, 0, `${r.readsOutside} reads returned the outside file`);
+      assert.deepEqual(readdirSync(outside), ["f"], "files were written outside the cwd");
+      assert.equal(readFileSync(path.join(outside, "f"), "utf8"), "OUTSIDE");
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-3/special-files",
+    covers: ["R-HOSTILE-3"],
+    title: "fs/read_text_file of FIFOs (no writer) and a device are refused at once in four sessions; a fifth session's plain read works; EOF still ends the sidecar",
+    async run(ctx) {
+      const h = ctx.start();
+      execFileSync("mkfifo", [path.join(ctx.tmp, "pipe")]);
+      writeFileSync(path.join(ctx.tmp, "plain.txt"), "plain");
+      const sids: string[] = [];
+      for (let i = 0; i < 5; i++) sids.push((await h.open(hostile(ctx), { cwd: ctx.tmp })).sessionId);
+      const fifo = await within(Promise.all(sids.slice(0, 4).map((s) => said(h, s, `read:${path.join(ctx.tmp, "pipe")}`))), 10_000, "FIFO reads");
+      for (const r of fifo) assert.ok(r.error, `a FIFO was read: ${JSON.stringify(r)}`);
+      assert.deepEqual(await within(said(h, sids[4], `read:${path.join(ctx.tmp, "plain.txt")}`), 10_000, "a plain read"), { len: 5 });
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-5/acp-stdout-closed",
+    covers: ["R-HOSTILE-5"],
+    title: "an ACP agent that closes stdout and keeps running: the turn fails agent_exited within 10 s and the agent is stopped",
+    async run(ctx) {
+      const h = ctx.start();
+      const sid = (await h.open(hostile(ctx), { cwd: ctx.tmp })).sessionId;
+      await within(h.fail("session/prompt", { sessionId: sid, text: "text:before;close-stdout" }, "agent_exited"), 10_000, "the prompt");
+      assert.deepEqual(await ctx.waitNoLeftovers(5000), [], "the agent was stopped");
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-5/rpc-stdout-closed",
+    covers: ["R-HOSTILE-5"],
+    title: "a codex app-server that closes stdout and keeps running: the turn fails agent_exited within 10 s and the agent is stopped",
+    async run(ctx) {
+      const h = ctx.start();
+      const sid = (await h.open(ctx.rpc())).sessionId;
+      await within(h.fail("session/prompt", { sessionId: sid, text: "close-stdout" }, "agent_exited"), 10_000, "the prompt");
+      assert.deepEqual(await ctx.waitNoLeftovers(5000), [], "the agent was stopped");
+      assert.equal(await h.end(), 0);
+    },
+  },
+];
