@@ -350,7 +350,7 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
   out.push("from typing import Any, Dict, List, Optional, Tuple, Union");
   out.push("");
   out.push("from . import _codec as _c");
-  out.push("from . import protocol as p");
+  out.push("from . import _generated_protocol as p");
   out.push("from ._codec import UNSET, Unset");
   out.push("");
   out.push("");
@@ -426,8 +426,8 @@ export const pythonEmitter: Emitter = {
   emit(model: ProtocolModel) {
     const shapes = buildShapes(model);
     return [
-      { path: "clients/python/src/a4aa/protocol.py", content: pythonTypes(model, shapes) },
-      { path: "clients/python/src/a4aa/_methods.py", content: pythonMethods(model, shapes) },
+      { path: "clients/python/src/a4aa/_generated_protocol.py", content: pythonTypes(model, shapes) },
+      { path: "clients/python/src/a4aa/_generated_methods.py", content: pythonMethods(model, shapes) },
     ];
   },
 };

@@ -108,7 +108,7 @@ test("renaming a schema field changes all three clients and breaks host code tha
   const after = await generate(loadModel(defaultSource, renamedSchema()));
   const changed = [...after.keys()].filter((p) => before.get(p) !== after.get(p)).sort();
   // One codegen run, one diff: the Go, Python and TS clients' types all change.
-  for (const p of ["clients/go/types_gen.go", "clients/python/src/a4aa/protocol.py", "generated/ts/types.ts"]) {
+  for (const p of ["clients/go/types_gen.go", "clients/python/src/a4aa/_generated_protocol.py", "generated/ts/types.ts"]) {
     assert.ok(changed.includes(p), `${p} did not change (changed: ${changed.join(", ")})`);
   }
   // The committed generated files are what the current schema gives (codegen:check's job too).

@@ -18,9 +18,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from ._codec import DecodeError
-from ._methods import HostMethods, SidecarHandler, dispatch_sidecar
+from ._generated_methods import HostMethods, SidecarHandler, dispatch_sidecar
 from .errors import A4aaError
-from .protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
+from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
 
 log = logging.getLogger("a4aa")
 

@@ -10,7 +10,7 @@ import abc
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _codec as _c
-from . import protocol as p
+from . import _generated_protocol as p
 from ._codec import UNSET, Unset
 
 
