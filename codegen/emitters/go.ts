@@ -515,6 +515,19 @@ export function goMethods(model: ProtocolModel, shapes = buildShapes(model)): st
   out.push("\treturn nil, false, nil");
   out.push("}");
   out.push("");
+  out.push("// endedEventStream names the session whose event stream a successful call of method with");
+  out.push("// params ends (x-ends-event-stream), if any.");
+  out.push("func endedEventStream(method string, params any) (sessionID string, ok bool) {");
+  out.push("\tswitch method {");
+  for (const m of model.methods.filter((x) => x.endsEventStream)) {
+    out.push(`\tcase ${lit(m.name)}:`);
+    out.push(`\t\tif p, ok := params.(${m.paramsType}); ok {`);
+    out.push("\t\t\treturn p.SessionID, true");
+    out.push("\t\t}");
+  }
+  out.push("\t}");
+  out.push('\treturn "", false');
+  out.push("}");
   return out.join("\n").trimEnd() + "\n";
 }
 

@@ -347,7 +347,7 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
   out.push("from __future__ import annotations");
   out.push("");
   out.push("import abc");
-  out.push("from typing import Any, Dict, List, Optional, Tuple, Union");
+  out.push("from typing import Any, Dict, FrozenSet, List, Optional, Tuple, Union");
   out.push("");
   out.push("from . import _codec as _c");
   out.push("from . import _generated_protocol as p");
@@ -388,6 +388,9 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
     }
   }
   const incoming = model.methods.filter((x) => x.direction === "sidecarToHost");
+  out.push("", "");
+  out.push("# Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).");
+  out.push(`ENDS_EVENT_STREAM: FrozenSet[str] = frozenset({${model.methods.filter((m) => m.endsEventStream).map((m) => lit(m.name)).join(", ")}})`);
   out.push("");
   out.push("");
   out.push("class SidecarHandler(abc.ABC):");

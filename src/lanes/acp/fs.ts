@@ -1,13 +1,14 @@
 // `fs/read_text_file` and `fs/write_text_file` for ACP agents, confined to the session's
 // cwd: paths must be absolute and, with every symlink resolved, inside it. Writes are
 // atomic (temp file + rename) and create the file.
+import { RpcErrorCode } from "../../errors.js";
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 
 
-const INVALID_PARAMS = -32602;
+const INVALID_PARAMS = RpcErrorCode.InvalidParams;
 const NOT_FOUND = -32002; // ACP's "Resource not found"
 
 function inside(root: string, p: string): boolean {

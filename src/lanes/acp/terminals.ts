@@ -3,7 +3,7 @@
 // the session's cwd; output is capped, truncated from the start at a UTF-8 boundary.
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { isA4aaError } from "../../errors.js";
+import { RpcErrorCode, isA4aaError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
@@ -43,7 +43,7 @@ export class Terminals {
 
   private get(id: unknown): Terminal {
     const t = typeof id === "string" ? this.terms.get(id) : undefined;
-    if (!t) throw new RpcHandlerError(-32602, `unknown terminal ${JSON.stringify(id)}`);
+    if (!t) throw new RpcHandlerError(RpcErrorCode.InvalidParams, `unknown terminal ${JSON.stringify(id)}`);
     return t;
   }
 
@@ -57,22 +57,22 @@ export class Terminals {
     const env = { ...this.env };
     for (const v of p.env ?? []) {
       if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
-        throw new RpcHandlerError(-32602, `invalid environment variable ${JSON.stringify(v.name)}`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `invalid environment variable ${JSON.stringify(v.name)}`);
       }
       env[v.name] = v.value;
     }
     let cwd = this.root;
     if (p.cwd) {
-      if (!path.isAbsolute(p.cwd)) throw new RpcHandlerError(-32602, `cwd must be absolute: ${p.cwd}`);
+      if (!path.isAbsolute(p.cwd)) throw new RpcHandlerError(RpcErrorCode.InvalidParams, `cwd must be absolute: ${p.cwd}`);
       let real: string;
       try {
         real = realpathSync(p.cwd);
       } catch {
-        throw new RpcHandlerError(-32602, `no such directory: ${p.cwd}`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `no such directory: ${p.cwd}`);
       }
       const root = realpathSync(this.root);
       if (real !== root && !real.startsWith(root + path.sep)) {
-        throw new RpcHandlerError(-32602, `refused: cwd ${p.cwd} is outside the session's working directory`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `refused: cwd ${p.cwd} is outside the session's working directory`);
       }
       cwd = real;
     }
@@ -81,7 +81,7 @@ export class Terminals {
     try {
       proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}` });
     } catch (e) {
-      throw new RpcHandlerError(-32603, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
+      throw new RpcHandlerError(RpcErrorCode.InternalError, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
     }
     proc.stdin.end();
     const t: Terminal = { proc, out: Buffer.alloc(0), truncated: false, limit: p.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT };
