@@ -81,7 +81,11 @@ export function goErrors(model: ProtocolModel): string {
   out.push("}", "");
   out.push("// ErrorCodes holds every error code of the schema (ErrorCode's x-error-codes).");
   out.push("var ErrorCodes = map[ErrorCode]ErrorCodeInfo{");
-  for (const c of codes(model)) out.push(`\tErrorCode${pascal(c.code)}: {RPCCode: ${c.rpcCode}, Message: ${lit(c.message)}, Retryable: ${c.retryable}},`);
+  // Padded as gofmt aligns a map literal's values.
+  const width = Math.max(...codes(model).map((c) => `ErrorCode${pascal(c.code)}:`.length));
+  for (const c of codes(model)) {
+    out.push(`\t${`ErrorCode${pascal(c.code)}:`.padEnd(width)} {RPCCode: ${c.rpcCode}, Message: ${lit(c.message)}, Retryable: ${c.retryable}},`);
+  }
   out.push("}", "");
   for (const c of codes(model)) {
     const fn = `New${pascal(c.code)}Error`;

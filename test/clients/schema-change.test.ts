@@ -12,10 +12,11 @@ import { goEmitter } from "../../codegen/emitters/go.js";
 import { pythonEmitter } from "../../codegen/emitters/python.js";
 import { tsClientEmitter } from "../../codegen/emitters/ts-client.js";
 import { tsTypesEmitter } from "../../codegen/emitters/ts-types.js";
+import { errorsEmitter } from "../../codegen/emitters/errors.js";
 import type { GeneratedFile } from "../../codegen/emitter.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter];
+const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter, errorsEmitter];
 
 /** The schema with TurnOutcome.stopReason renamed to finishReason. */
 function renamedSchema(): string {
