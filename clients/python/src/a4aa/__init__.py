@@ -8,7 +8,7 @@
     async with AsyncClient(["a4aa", "serve"]) as client:
         print((await client.ping()).version)
 
-_generated_protocol.py and _generated_methods.py are generated from schema/a4aa.v1.openrpc.json by
+The _generated_*.py modules are generated from schema/a4aa.v1.openrpc.json by
 `npm run codegen`; the rest is the runtime.
 """
 
