@@ -1,51 +1,32 @@
 // The one place a4aa errors are made. Every failure a host sees is an A4aaError turned
-// into a JSON-RPC error whose `data` is the schema's ErrorData.
+// into a JSON-RPC error whose `data` is the schema's ErrorData. The codes, messages and
+// default retryable come from the schema (ErrorCode's x-error-codes), generated.
 import type { ErrorCode, ErrorData, ErrorStage } from "../generated/ts/types.js";
+import { ERROR_CODES, RpcErrorCode, errorConstructors, type ErrorOptions } from "../generated/ts/errors.js";
 
-/** JSON-RPC error codes by a4aa error code; everything else is -32000. */
-const RPC_CODES: Partial<Record<ErrorCode, number>> = {
-  invalid_params: -32602,
-  unknown_session: -32001,
-  frame_too_large: -32600,
-  invalid_request: -32600,
-  method_not_found: -32601,
-  parse_error: -32700,
-  invalid_utf8: -32700,
-  internal_error: -32603,
-};
+export { RpcErrorCode };
 
-const MESSAGES: Record<ErrorCode, string> = {
-  invalid_params: "Invalid params",
-  unknown_session: "Unknown session",
-  unsupported_selector: "Unsupported selector",
-  env_refused: "Environment refused",
-  spawn_failed: "Spawn failed",
-  initialize_failed: "Initialize failed",
-  auth_required: "Authentication required",
-  turn_in_progress: "Turn in progress",
-  session_closing: "Session closing",
-  session_closed: "Session closed",
-  agent_exited: "Agent exited",
-  agent_failed: "Agent failed",
-  agent_protocol_error: "Agent protocol error",
-  output_limit: "Output limit exceeded",
-  cleanup_failed: "Cleanup failed",
-  peer_closed: "Peer closed",
-  frame_too_large: "Frame too large",
-  parse_error: "Parse error",
-  invalid_utf8: "Invalid UTF-8",
-  invalid_request: "Invalid Request",
-  method_not_found: "Method not found",
-  internal_error: "Internal error",
-};
-
-/** Codes that mean "try the same call again later". */
-const RETRYABLE = new Set<ErrorCode>(["turn_in_progress", "cleanup_failed"]);
-
-export interface RpcErrorObject {
+/** A JSON-RPC error object, as any peer sends it; a4aa's own carry ErrorData. */
+export interface RpcErrorObject<D = unknown> {
   code: number;
   message: string;
-  data: ErrorData;
+  data?: D;
+}
+
+/** A JSON-RPC error a handler answers a peer with (agents' requests, the example agent's). */
+export class RpcHandlerError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "RpcHandlerError";
+  }
+
+  toRpcError(): RpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
 }
 
 export class A4aaError extends Error {
@@ -55,23 +36,19 @@ export class A4aaError extends Error {
   readonly uncertainEffect: boolean;
   readonly detail?: string;
 
-  constructor(
-    code: ErrorCode,
-    stage: ErrorStage,
-    detail?: string,
-    opts: { retryable?: boolean; uncertainEffect?: boolean } = {},
-  ) {
-    super(detail ? `${MESSAGES[code]}: ${detail}` : MESSAGES[code]);
+  constructor(code: ErrorCode, stage: ErrorStage, detail?: string, opts: ErrorOptions = {}) {
+    const { message } = ERROR_CODES[code];
+    super(detail ? `${message}: ${detail}` : message);
     this.name = "A4aaError";
     this.code = code;
     this.stage = stage;
     this.detail = detail;
-    this.retryable = opts.retryable ?? RETRYABLE.has(code);
+    this.retryable = opts.retryable ?? ERROR_CODES[code].retryable;
     this.uncertainEffect = opts.uncertainEffect ?? false;
   }
 
   get rpcCode(): number {
-    return RPC_CODES[this.code] ?? -32000;
+    return ERROR_CODES[this.code].rpcCode;
   }
 
   toData(): ErrorData {
@@ -85,8 +62,8 @@ export class A4aaError extends Error {
     return data;
   }
 
-  toRpcError(): RpcErrorObject {
-    return { code: this.rpcCode, message: MESSAGES[this.code], data: this.toData() };
+  toRpcError(): Required<RpcErrorObject<ErrorData>> {
+    return { code: this.rpcCode, message: ERROR_CODES[this.code].message, data: this.toData() };
   }
 }
 
@@ -101,13 +78,12 @@ export function toA4aaError(e: unknown, stage: ErrorStage): A4aaError {
   return new A4aaError("internal_error", stage, msg);
 }
 
-// Constructors for the errors raised in more than one place.
+// One constructor per error code (generated), and the shortcuts for the errors raised in
+// more than one place whose detail or flags follow a rule.
 export const errors = {
-  invalidParams: (detail: string) => new A4aaError("invalid_params", "transport", detail),
+  ...errorConstructors((code, stage, detail, opts) => new A4aaError(code, stage, detail, opts)),
   unknownSession: (sessionId: unknown, stage: ErrorStage) =>
     new A4aaError("unknown_session", stage, `no session ${JSON.stringify(sessionId)}`),
-  unsupportedSelector: (stage: ErrorStage, detail: string) => new A4aaError("unsupported_selector", stage, detail),
-  envRefused: (detail: string) => new A4aaError("env_refused", "spawn", detail),
   spawnFailed: (detail: string) => new A4aaError("spawn_failed", "spawn", detail),
   peerClosed: (stage: ErrorStage, detail = "the transport closed before an answer arrived") =>
     new A4aaError("peer_closed", stage, detail),

@@ -171,7 +171,7 @@ func (c *Client) request(ctx context.Context, method string, params any) (json.R
 		if r.err != nil {
 			return nil, r.err
 		}
-		c.afterCall(params)
+		c.afterCall(method, params)
 		return r.result, nil
 	case <-ctx.Done():
 		c.forget(id)
@@ -179,11 +179,12 @@ func (c *Client) request(ctx context.Context, method string, params any) (json.R
 	}
 }
 
-// afterCall ends a session's event stream once session/close has succeeded.
-func (c *Client) afterCall(params any) {
-	if p, ok := params.(SessionCloseParams); ok {
+// afterCall ends a session's event stream once a call that ends it (x-ends-event-stream:
+// session/close) has succeeded.
+func (c *Client) afterCall(method string, params any) {
+	if id, ok := endedEventStream(method, params); ok {
 		c.mu.Lock()
-		s := c.streamLocked(p.SessionID)
+		s := c.streamLocked(id)
 		c.mu.Unlock()
 		s.finish()
 	}
@@ -364,18 +365,18 @@ func (c *Client) handleRequest(id json.RawMessage, method string, params json.Ra
 	var msg []byte
 	switch {
 	case !known:
-		msg = errorResponse(id, -32601, "method not found: "+method)
+		msg = errorResponse(id, RPCCodeMethodNotFound, "method not found: "+method)
 	case err != nil:
 		var pe *paramsError
-		code := -32000
+		code := RPCCodeAdapterError
 		if errors.As(err, &pe) {
-			code = -32602
+			code = RPCCodeInvalidParams
 		}
 		msg = errorResponse(id, code, err.Error())
 	default:
 		b, merr := json.Marshal(result)
 		if merr != nil {
-			msg = errorResponse(id, -32603, merr.Error())
+			msg = errorResponse(id, RPCCodeInternalError, merr.Error())
 		} else {
 			msg = []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + string(b) + "}\n")
 		}

@@ -9,16 +9,12 @@ import (
 // Error is a failed call: the sidecar's JSON-RPC error with its a4aa data, or one this
 // client made up when the transport ended (Code ErrorCodePeerClosed).
 type Error struct {
-	// RPCCode is the JSON-RPC error code (-32602, -32001, -32000, …).
+	// RPCCode is the JSON-RPC error code (RPCCodeInvalidParams, RPCCodeUnknownSession, …).
 	RPCCode int
 	Message string
-	// Code, Stage, Retryable, UncertainEffect and Detail are the error's data; Code is ""
-	// when the sidecar sent no a4aa data.
-	Code            ErrorCode
-	Stage           ErrorStage
-	Retryable       bool
-	UncertainEffect bool
-	Detail          string
+	// ErrorData is the error's a4aa data (Code, Stage, Retryable, UncertainEffect, Detail);
+	// Code is "" when the sidecar sent none.
+	ErrorData
 	// Data is the error's data as received.
 	Data json.RawMessage
 }
@@ -35,8 +31,8 @@ func (e *Error) Error() string {
 		}
 		s += ")"
 	}
-	if e.Detail != "" && e.Detail != e.Message {
-		s += ": " + e.Detail
+	if e.Detail != nil && *e.Detail != "" && *e.Detail != e.Message {
+		s += ": " + *e.Detail
 	}
 	return s
 }
@@ -56,31 +52,33 @@ func errorFromWire(raw json.RawMessage) *Error {
 		Data    json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return &Error{RPCCode: -32603, Message: "malformed error response: " + string(raw)}
+		return &Error{RPCCode: RPCCodeInternalError, Message: "malformed error response: " + string(raw)}
 	}
 	e := &Error{RPCCode: w.Code, Message: w.Message, Data: w.Data}
-	var d struct {
-		Code            string `json:"code"`
-		Stage           string `json:"stage"`
-		Retryable       bool   `json:"retryable"`
-		UncertainEffect bool   `json:"uncertainEffect"`
-		Detail          string `json:"detail"`
-	}
+	var d ErrorData
 	if len(w.Data) > 0 && json.Unmarshal(w.Data, &d) == nil {
-		e.Code, e.Stage, e.Retryable, e.UncertainEffect, e.Detail = ErrorCode(d.Code), ErrorStage(d.Stage), d.Retryable, d.UncertainEffect, d.Detail
+		e.ErrorData = d
+	}
+	return e
+}
+
+// newError makes the error the schema describes for code (errors_gen.go has one
+// constructor per code).
+func newError(code ErrorCode, stage ErrorStage, detail string) *Error {
+	info := ErrorCodes[code]
+	e := &Error{RPCCode: info.RPCCode, Message: info.Message, ErrorData: ErrorData{Code: code, Stage: stage, Retryable: info.Retryable}}
+	if detail != "" {
+		e.Detail = &detail
 	}
 	return e
 }
 
 // peerClosed is the error of a call the transport ended under: sent calls may have acted.
 func peerClosed(sent bool, why string) *Error {
-	return &Error{
-		RPCCode:         -32000,
-		Message:         "the sidecar connection is closed: " + why,
-		Code:            ErrorCodePeerClosed,
-		Stage:           ErrorStageTransport,
-		UncertainEffect: sent,
-	}
+	e := NewPeerClosedError(ErrorStageTransport, "")
+	e.Message = "the sidecar connection is closed: " + why
+	e.UncertainEffect = sent
+	return e
 }
 
 // paramsError marks a sidecar → host message whose params did not decode.

@@ -123,3 +123,15 @@ func dispatchSidecar(ctx context.Context, h SidecarHandler, method string, param
 	}
 	return nil, false, nil
 }
+
+// endedEventStream names the session whose event stream a successful call of method with
+// params ends (x-ends-event-stream), if any.
+func endedEventStream(method string, params any) (sessionID string, ok bool) {
+	switch method {
+	case "session/close":
+		if p, ok := params.(SessionCloseParams); ok {
+			return p.SessionID, true
+		}
+	}
+	return "", false
+}

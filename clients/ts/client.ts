@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams } from "../../generated/ts/types.js";
 import { A4aaError } from "./errors.js";
 import { EventStream } from "./events.js";
-import { HostMethods, dispatchSidecar, type CallOptions, type SidecarHandler } from "./generated.js";
+import { HostMethods, dispatchSidecar, endsEventStream, type CallOptions, type SidecarHandler } from "./generated.js";
 
 /**
  * Answers permission/request: `{selected: optionId}` or `{cancelled: true}`. A rejection, an
@@ -104,7 +104,7 @@ export class A4aaClient extends HostMethods {
       this.pending.set(id, {
         resolve: (v) => {
           done();
-          if (method === "session/close") this.events((params as { sessionId: string }).sessionId).finish();
+          if (endsEventStream(method)) this.events((params as { sessionId: string }).sessionId).finish();
           resolve(v);
         },
         reject: (e) => {

@@ -1,5 +1,6 @@
 // The error every failed call rejects with.
 import type { ErrorCode, ErrorStage } from "../../generated/ts/types.js";
+import { RpcErrorCode } from "../../generated/ts/errors.js";
 
 /**
  * A failed call: the sidecar's JSON-RPC error with its a4aa data, or one this client made up
@@ -34,10 +35,10 @@ export class A4aaError extends Error {
 
   /** Reads a JSON-RPC error object leniently: codes and stages this client does not know are kept. */
   static fromWire(error: unknown): A4aaError {
-    if (!error || typeof error !== "object") return new A4aaError(-32603, `malformed error response: ${JSON.stringify(error)}`);
+    if (!error || typeof error !== "object") return new A4aaError(RpcErrorCode.InternalError, `malformed error response: ${JSON.stringify(error)}`);
     const e = error as { code?: unknown; message?: unknown; data?: unknown };
     const d = (e.data && typeof e.data === "object" ? e.data : {}) as Record<string, unknown>;
-    return new A4aaError(typeof e.code === "number" ? e.code : -32603, typeof e.message === "string" ? e.message : "", {
+    return new A4aaError(typeof e.code === "number" ? e.code : RpcErrorCode.InternalError, typeof e.message === "string" ? e.message : "", {
       code: typeof d.code === "string" ? d.code : undefined,
       stage: typeof d.stage === "string" ? d.stage : undefined,
       retryable: d.retryable === true,
@@ -49,6 +50,6 @@ export class A4aaError extends Error {
 
   /** The error of a call the connection ended under; a sent call may have acted. */
   static peerClosed(sent: boolean, why: string): A4aaError {
-    return new A4aaError(-32000, `the sidecar connection is closed: ${why}`, { code: "peer_closed", stage: "transport", uncertainEffect: sent });
+    return new A4aaError(RpcErrorCode.AdapterError, `the sidecar connection is closed: ${why}`, { code: "peer_closed", stage: "transport", uncertainEffect: sent });
   }
 }

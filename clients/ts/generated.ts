@@ -65,3 +65,10 @@ export function dispatchSidecar(h: SidecarHandler, method: string, params: unkno
   }
   return undefined;
 }
+
+const ENDS_EVENT_STREAM: ReadonlySet<string> = new Set(["session/close"]);
+
+/** Whether a success of `method` ends the event stream of the session its `sessionId` param names (x-ends-event-stream). */
+export function endsEventStream(method: string): boolean {
+  return ENDS_EVENT_STREAM.has(method);
+}

@@ -218,16 +218,7 @@ function emitObject(w: GoWriter, d: ObjectDecl, unions: string[], out: string[])
   out.push("\treturn v, nil");
   out.push("}");
   out.push("");
-  out.push(`// UnmarshalJSON decodes ${d.name} strictly: required fields, types, consts${d.closed ? " and unknown fields" : ""} are checked.`);
-  out.push(`func (v *${d.name}) UnmarshalJSON(data []byte) error {`);
-  out.push(`\tr, err := decode${d.name}(data)`);
-  out.push("\tif err != nil {");
-  out.push("\t\treturn err");
-  out.push("\t}");
-  out.push("\t*v = r");
-  out.push("\treturn nil");
-  out.push("}");
-  out.push("");
+  emitUnmarshal(d.name, `// UnmarshalJSON decodes ${d.name} strictly: required fields, types, consts${d.closed ? " and unknown fields" : ""} are checked.`, out);
   // Encoding.
   out.push(`// MarshalJSON writes the wire names${d.consts.length ? " and the fixed fields" : ""}; absent optional fields are left out.`);
   out.push(`func (v ${d.name}) MarshalJSON() ([]byte, error) {`);
@@ -295,20 +286,13 @@ function emitDecl(w: GoWriter, shapes: Shapes, d: Decl, out: string[]): void {
       out.push(`\treturn ${d.name}(s), nil`);
       out.push("}");
       out.push("");
-      out.push(
+      emitUnmarshal(
+        d.name,
         d.open
           ? `// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).`
           : `// UnmarshalJSON accepts only the values the schema lists.`,
+        out,
       );
-      out.push(`func (v *${d.name}) UnmarshalJSON(data []byte) error {`);
-      out.push(`\tr, err := decode${d.name}(data)`);
-      out.push("\tif err != nil {");
-      out.push("\t\treturn err");
-      out.push("\t}");
-      out.push("\t*v = r");
-      out.push("\treturn nil");
-      out.push("}");
-      out.push("");
       return;
     }
     case "alias":
@@ -407,6 +391,20 @@ function emitDecl(w: GoWriter, shapes: Shapes, d: Decl, out: string[]): void {
       return;
     }
   }
+}
+
+/** The UnmarshalJSON of a named type: its decoder's checks, then assignment. */
+function emitUnmarshal(name: string, comment: string, out: string[]): void {
+  out.push(comment);
+  out.push(`func (v *${name}) UnmarshalJSON(data []byte) error {`);
+  out.push(`\tr, err := decode${name}(data)`);
+  out.push("\tif err != nil {");
+  out.push("\t\treturn err");
+  out.push("\t}");
+  out.push("\t*v = r");
+  out.push("\treturn nil");
+  out.push("}");
+  out.push("");
 }
 
 function emitUnionDecodeExport(name: string, out: string[]): void {
@@ -515,6 +513,19 @@ export function goMethods(model: ProtocolModel, shapes = buildShapes(model)): st
   out.push("\treturn nil, false, nil");
   out.push("}");
   out.push("");
+  out.push("// endedEventStream names the session whose event stream a successful call of method with");
+  out.push("// params ends (x-ends-event-stream), if any.");
+  out.push("func endedEventStream(method string, params any) (sessionID string, ok bool) {");
+  out.push("\tswitch method {");
+  for (const m of model.methods.filter((x) => x.endsEventStream)) {
+    out.push(`\tcase ${lit(m.name)}:`);
+    out.push(`\t\tif p, ok := params.(${m.paramsType}); ok {`);
+    out.push("\t\t\treturn p.SessionID, true");
+    out.push("\t\t}");
+  }
+  out.push("\t}");
+  out.push('\treturn "", false');
+  out.push("}");
   return out.join("\n").trimEnd() + "\n";
 }
 

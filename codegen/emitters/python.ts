@@ -347,10 +347,10 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
   out.push("from __future__ import annotations");
   out.push("");
   out.push("import abc");
-  out.push("from typing import Any, Dict, List, Optional, Tuple, Union");
+  out.push("from typing import Any, Dict, FrozenSet, List, Optional, Tuple, Union");
   out.push("");
   out.push("from . import _codec as _c");
-  out.push("from . import protocol as p");
+  out.push("from . import _generated_protocol as p");
   out.push("from ._codec import UNSET, Unset");
   out.push("");
   out.push("");
@@ -388,6 +388,9 @@ export function pythonMethods(model: ProtocolModel, shapes = buildShapes(model))
     }
   }
   const incoming = model.methods.filter((x) => x.direction === "sidecarToHost");
+  out.push("", "");
+  out.push("# Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).");
+  out.push(`ENDS_EVENT_STREAM: FrozenSet[str] = frozenset({${model.methods.filter((m) => m.endsEventStream).map((m) => lit(m.name)).join(", ")}})`);
   out.push("");
   out.push("");
   out.push("class SidecarHandler(abc.ABC):");
@@ -426,8 +429,8 @@ export const pythonEmitter: Emitter = {
   emit(model: ProtocolModel) {
     const shapes = buildShapes(model);
     return [
-      { path: "clients/python/src/a4aa/protocol.py", content: pythonTypes(model, shapes) },
-      { path: "clients/python/src/a4aa/_methods.py", content: pythonMethods(model, shapes) },
+      { path: "clients/python/src/a4aa/_generated_protocol.py", content: pythonTypes(model, shapes) },
+      { path: "clients/python/src/a4aa/_generated_methods.py", content: pythonMethods(model, shapes) },
     ];
   },
 };

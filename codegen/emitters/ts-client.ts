@@ -65,6 +65,14 @@ export function tsClientStubs(model: ProtocolModel): string {
   out.push("  }");
   out.push("  return undefined;");
   out.push("}");
+  out.push("");
+  const ends = model.methods.filter((m) => m.endsEventStream).map((m) => JSON.stringify(m.name));
+  out.push("const ENDS_EVENT_STREAM: ReadonlySet<string> = new Set([" + ends.join(", ") + "]);");
+  out.push("");
+  out.push("/** Whether a success of `method` ends the event stream of the session its `sessionId` param names (x-ends-event-stream). */");
+  out.push("export function endsEventStream(method: string): boolean {");
+  out.push("  return ENDS_EVENT_STREAM.has(method);");
+  out.push("}");
   return out.join("\n") + "\n";
 }
 

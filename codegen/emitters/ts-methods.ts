@@ -23,6 +23,8 @@ function methodTable(model: ProtocolModel): string {
       `    paramsType: ${JSON.stringify(m.paramsType)},`,
       `    resultType: ${m.resultType ? JSON.stringify(m.resultType) : "null"},`,
       `    experimental: ${m.experimental},`,
+      `    errorStage: ${m.errorStage ? JSON.stringify(m.errorStage) : "null"},`,
+      `    endsEventStream: ${m.endsEventStream},`,
       `  },`,
     ].join("\n"),
   );
@@ -56,6 +58,10 @@ export interface MethodInfo {
   readonly paramsType: string;
   readonly resultType: string | null;
   readonly experimental: boolean;
+  /** x-error-stage: the stage of the method's own errors (host → sidecar methods). */
+  readonly errorStage: T.ErrorStage | null;
+  /** x-ends-event-stream: success ends the event stream of the session its sessionId names. */
+  readonly endsEventStream: boolean;
 }
 
 export const METHODS: { readonly [K in MethodName]: MethodInfo } = {

@@ -85,6 +85,10 @@ export interface MethodInfo {
   readonly paramsType: string;
   readonly resultType: string | null;
   readonly experimental: boolean;
+  /** x-error-stage: the stage of the method's own errors (host → sidecar methods). */
+  readonly errorStage: T.ErrorStage | null;
+  /** x-ends-event-stream: success ends the event stream of the session its sessionId names. */
+  readonly endsEventStream: boolean;
 }
 
 export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
@@ -94,6 +98,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "PingParams",
     resultType: "PingResult",
     experimental: false,
+    errorStage: "transport",
+    endsEventStream: false,
   },
   "rpc.discover": {
     direction: "hostToSidecar",
@@ -101,6 +107,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "RpcDiscoverParams",
     resultType: "OpenRpcDocument",
     experimental: false,
+    errorStage: "transport",
+    endsEventStream: false,
   },
   "session/open": {
     direction: "hostToSidecar",
@@ -108,6 +116,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "SessionOpenParams",
     resultType: "OpenResult",
     experimental: false,
+    errorStage: "open",
+    endsEventStream: false,
   },
   "session/prompt": {
     direction: "hostToSidecar",
@@ -115,6 +125,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "SessionPromptParams",
     resultType: "TurnOutcome",
     experimental: false,
+    errorStage: "prompt",
+    endsEventStream: false,
   },
   "session/cancel": {
     direction: "hostToSidecar",
@@ -122,6 +134,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "SessionCancelParams",
     resultType: "EmptyResult",
     experimental: false,
+    errorStage: "cancel",
+    endsEventStream: false,
   },
   "session/close": {
     direction: "hostToSidecar",
@@ -129,6 +143,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "SessionCloseParams",
     resultType: "EmptyResult",
     experimental: false,
+    errorStage: "close",
+    endsEventStream: true,
   },
   "session/event": {
     direction: "sidecarToHost",
@@ -136,6 +152,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "SessionEventParams",
     resultType: null,
     experimental: false,
+    errorStage: null,
+    endsEventStream: false,
   },
   "permission/request": {
     direction: "sidecarToHost",
@@ -143,6 +161,8 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     paramsType: "PermissionRequest",
     resultType: "PermissionResponse",
     experimental: false,
+    errorStage: null,
+    endsEventStream: false,
   },
 };
 

@@ -20,9 +20,7 @@ export async function schemaCommand(argv: string[]): Promise<number> {
   }
   if (positionals[0] === "diff") {
     if (positionals.length !== 3) throw new UsageError("a4aa schema diff needs OLD and NEW files", "a4aa schema --help");
-    const { diffTexts } = await import("../schema-diff/diff.js");
-    const { formatDiff } = await import("../schema-diff/format.js");
-    const { breaksHosts } = await import("../schema-diff/cli.js");
+    const { diffTexts, formatDiff, breaksHosts } = await import("../schema-diff/index.js");
     const [oldFile, newFile] = positionals.slice(1);
     const d = diffTexts(readFileSync(oldFile, "utf8"), readFileSync(newFile, "utf8"), oldFile, newFile);
     process.stdout.write(flags.json ? `${JSON.stringify(d, null, 2)}\n` : formatDiff(d));

@@ -1,17 +1,8 @@
 // The agent side of an ACP stdio connection, on a4aa's own transport: for the bundled
 // example agent and the test fixtures. Not part of the sidecar's runtime path.
-import { JsonRpcPeer, type RpcErrorObject } from "../transport/json-rpc.js";
+import { RpcErrorCode, RpcHandlerError, type RpcErrorObject } from "../errors.js";
+import { JsonRpcPeer } from "../transport/json-rpc.js";
 import { LineReader } from "../transport/line-reader.js";
-
-export class AcpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
 
 export type Handler = (params: Record<string, unknown>) => unknown;
 
@@ -40,15 +31,13 @@ export function serveAgent(
     allowBatch: false,
     onRequest: (method, params) => {
       const h = requests[method];
-      if (!h) throw new AcpError(-32601, `Method not found: ${method}`);
+      if (!h) throw new RpcHandlerError(RpcErrorCode.MethodNotFound, `Method not found: ${method}`);
       return h((params ?? {}) as Record<string, unknown>);
     },
     onNotification: (method, params) => notifications[method]?.((params ?? {}) as Record<string, unknown>),
     toRpcError: (e): RpcErrorObject =>
-      e instanceof AcpError
-        ? { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) }
-        : { code: -32603, message: (e as Error)?.message ?? String(e) },
-    invalidRequest: (reason) => ({ code: -32600, message: reason }),
+      e instanceof RpcHandlerError ? e.toRpcError() : { code: RpcErrorCode.InternalError, message: (e as Error)?.message ?? String(e) },
+    invalidRequest: (reason) => ({ code: RpcErrorCode.InvalidRequest, message: reason }),
   });
   const reader = new LineReader({
     maxLineBytes: 256 * 1024 * 1024,

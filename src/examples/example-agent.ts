@@ -13,7 +13,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { AcpError, serveAgent, sleep } from "./acp-agent-base.js";
+import { RpcErrorCode, RpcHandlerError } from "../errors.js";
+import { serveAgent, sleep } from "./acp-agent-base.js";
 
 const args = process.argv.slice(2);
 const delayIdx = args.indexOf("--delay-ms");
@@ -78,7 +79,7 @@ function state(s: SessionData) {
 
 function session(params: Record<string, unknown>): SessionData {
   const s = sessions.get(params.sessionId as string);
-  if (!s) throw new AcpError(-32602, `unknown session ${JSON.stringify(params.sessionId)}`);
+  if (!s) throw new RpcHandlerError(RpcErrorCode.InvalidParams, `unknown session ${JSON.stringify(params.sessionId)}`);
   return s;
 }
 
@@ -104,7 +105,7 @@ const conn = serveAgent(
       try {
         data = JSON.parse(readFileSync(storePath(id), "utf8")) as SessionData;
       } catch {
-        throw new AcpError(-32002, `no stored session ${id}`);
+        throw new RpcHandlerError(-32002, `no stored session ${id}`);
       }
       data.turn = null;
       sessions.set(id, data);
@@ -118,7 +119,7 @@ const conn = serveAgent(
     },
     "session/set_mode": (p) => {
       const s = session(p);
-      if (p.modeId !== "default" && p.modeId !== "plan") throw new AcpError(-32602, `no mode ${JSON.stringify(p.modeId)}`);
+      if (p.modeId !== "default" && p.modeId !== "plan") throw new RpcHandlerError(RpcErrorCode.InvalidParams, `no mode ${JSON.stringify(p.modeId)}`);
       s.mode = p.modeId as string;
       conn.update(s.id, { sessionUpdate: "current_mode_update", currentModeId: s.mode });
       return {};
@@ -127,7 +128,7 @@ const conn = serveAgent(
       const s = session(p);
       if (p.configId === "model") s.model = String(p.value);
       else if (p.configId === "effort") s.effort = String(p.value);
-      else throw new AcpError(-32602, `no config option ${JSON.stringify(p.configId)}`);
+      else throw new RpcHandlerError(RpcErrorCode.InvalidParams, `no config option ${JSON.stringify(p.configId)}`);
       return { configOptions: state(s).configOptions };
     },
     "session/prompt": (p) => runTurn(session(p), p),
@@ -152,7 +153,7 @@ async function stream(s: SessionData, kind: "agent_message_chunk" | "agent_thoug
 }
 
 async function runTurn(s: SessionData, p: Record<string, unknown>) {
-  if (s.turn) throw new AcpError(-32600, "a turn is already running");
+  if (s.turn) throw new RpcHandlerError(RpcErrorCode.InvalidRequest, "a turn is already running");
   const turn = new AbortController();
   s.turn = turn;
   const signal = turn.signal;

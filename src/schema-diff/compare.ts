@@ -1,7 +1,7 @@
 // The structural walk: compares two schemas found at the same spot of the protocol and
 // records each difference as a raw change (rule, location, the role of the message).
 // Judging and merging happen in diff.ts.
-import { resolve, type ProtocolDoc, type Schema } from "./document.js";
+import { resolve, type ProtocolModel as ProtocolDoc, type Schema } from "../openrpc/model.js";
 import type { Facts, Role } from "./rules.js";
 
 export interface RawChange {
@@ -54,6 +54,8 @@ const HANDLED = new Set([
   "tsType",
   "x-experimental",
   "x-open",
+  // Judged as protocol facts in diff.ts, not as schema shape.
+  "x-error-codes",
 ]);
 
 export const key = (v: unknown): string => JSON.stringify(sortKeys(v));

@@ -1,5 +1,5 @@
 // Compares two versions of the OpenRPC document and judges every change by the rules.
-import { errorDataTypes, parseDocument, refName, resolve, type MethodDoc, type ProtocolDoc, type Schema } from "./document.js";
+import { errorDataTypes, methodNamed, parseModel, refName, refTo, resolve, type MethodModel, type ProtocolModel, type Schema } from "../openrpc/model.js";
 import { Walker, key, shapeKey, type Ctx, type RawChange } from "./compare.js";
 import { rule, type Bump, type Level, type Role } from "./rules.js";
 
@@ -41,12 +41,12 @@ const maxLevel = (a: Level, b: Level): Level => (LEVELS.indexOf(a) >= LEVELS.ind
 export const BUMPS: Bump[] = ["none", "patch", "minor", "major"];
 export const maxBump = (a: Bump, b: Bump): Bump => (BUMPS.indexOf(a) >= BUMPS.indexOf(b) ? a : b);
 
-const roleOfCall = (m: MethodDoc): Role => (m.direction === "hostToSidecar" ? "input" : "output");
-const roleOfResult = (m: MethodDoc): Role => (m.direction === "hostToSidecar" ? "output" : "input");
+const roleOfCall = (m: MethodModel): Role => (m.direction === "hostToSidecar" ? "input" : "output");
+const roleOfResult = (m: MethodModel): Role => (m.direction === "hostToSidecar" ? "output" : "input");
 const WRITER: Record<Role, string> = { input: "host writes", output: "sidecar writes" };
 
 /** Names reachable from the methods and the error data, i.e. on the wire. */
-function reachable(doc: ProtocolDoc): Set<string> {
+function reachable(doc: ProtocolModel): Set<string> {
   const seen = new Set<string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(walk);
@@ -54,23 +54,23 @@ function reachable(doc: ProtocolDoc): Set<string> {
     const n = refName(v as Schema);
     if (n && !seen.has(n)) {
       seen.add(n);
-      walk(doc.types.get(n));
+      walk(doc.types[n]);
     }
     for (const [k, x] of Object.entries(v)) if (k !== "$ref") walk(x);
   };
-  for (const m of doc.methods.values()) {
+  for (const m of doc.methods) {
     walk(m.params);
     walk(m.result);
   }
-  for (const n of errorDataTypes(doc)) walk({ $ref: `#/components/schemas/${n}` });
+  for (const n of errorDataTypes(doc)) walk(refTo(n));
   return seen;
 }
 
-function methodShape(doc: ProtocolDoc, m: MethodDoc): string {
+function methodShape(doc: ProtocolModel, m: MethodModel): string {
   return `${m.direction}:${m.notification}:${shapeKey(doc, m.params)}:${m.result ? (resolve(doc, m.result).name ?? shapeKey(doc, m.result)) : ""}`;
 }
 
-export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
+export function diffDocuments(a: ProtocolModel, b: ProtocolModel): DiffResult {
   const w = new Walker(a, b);
   const ctx = (role: Role, use: string, oldExp = false, newExp = false): Ctx => ({ role, use, oldExp, newExp, stack: new Set() });
   const docCtx = ctx("output", "document");
@@ -81,8 +81,8 @@ export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
   }
 
   // Methods: a rename is a removal plus an addition of the same shape.
-  const removed = [...a.methods.values()].filter((m) => !b.methods.has(m.name));
-  const added = [...b.methods.values()].filter((m) => !a.methods.has(m.name));
+  const removed = a.methods.filter((m) => !methodNamed(b, m.name));
+  const added = b.methods.filter((m) => !methodNamed(a, m.name));
   for (const r of [...removed]) {
     const same = added.filter((x) => methodShape(b, x) === methodShape(a, r));
     if (same.length !== 1) continue;
@@ -93,8 +93,8 @@ export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
   for (const m of removed) w.emit(ctx(roleOfCall(m), `${m.name} call`, m.experimental), "method-removed", `method ${m.name}`, `${m.direction} ${m.notification ? "notification" : "request"} removed`);
   for (const m of added) w.emit(ctx(roleOfCall(m), `${m.name} call`, false, m.experimental), "method-added", `method ${m.name}`, `${m.direction} ${m.notification ? "notification" : "request"} added`, { added: true });
 
-  for (const o of a.methods.values()) {
-    const n = b.methods.get(o.name);
+  for (const o of a.methods) {
+    const n = methodNamed(b, o.name);
     if (!n) continue;
     const loc = `method ${o.name}`;
     const call = ctx(roleOfCall(o), `${o.name} call`, o.experimental, n.experimental);
@@ -117,8 +117,9 @@ export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
   }
 
   // Declared errors and the type their data carries.
-  for (const [name, e] of a.errors) {
-    const f = b.errors.get(name);
+  for (const e of a.errors) {
+    const name = e.name;
+    const f = b.errors.find((x) => x.name === name);
     const ec = ctx("output", "errors");
     if (!f) w.emit(ec, "error-removed", `error ${name}`, `code ${e.code} removed`);
     else {
@@ -126,30 +127,61 @@ export function diffDocuments(a: ProtocolDoc, b: ProtocolDoc): DiffResult {
       if (key(e.message) !== key(f.message) || key(e.data) !== key(f.data)) w.emit(ec, "docs-changed", `error ${name}`, "message or data");
     }
   }
-  for (const [name, f] of b.errors) if (!a.errors.has(name)) w.emit(ctx("output", "errors"), "error-added", `error ${name}`, `code ${f.code} added`, { added: true });
+  for (const f of b.errors) if (!a.errors.some((e) => e.name === f.name)) w.emit(ctx("output", "errors"), "error-added", `error ${f.name}`, `code ${f.code} added`, { added: true });
   const oldData = new Set(errorDataTypes(a));
   for (const n of errorDataTypes(b)) {
-    if (oldData.has(n) && a.types.has(n)) {
-      const ref = { $ref: `#/components/schemas/${n}` };
+    if (oldData.has(n) && a.componentNames.includes(n)) {
+      const ref = refTo(n);
       w.compare(ref, ref, n, ctx("output", "error data"));
     }
   }
 
+  protocolFacts(a, b, w, ctx("output", "protocol facts"));
+
   // Types no message uses: judged both ways, since nothing says who writes them.
   const ra = reachable(a);
   const rb = reachable(b);
-  for (const n of new Set([...a.types.keys(), ...b.types.keys()])) {
+  for (const n of new Set([...a.componentNames, ...b.componentNames])) {
     if (ra.has(n) || rb.has(n)) continue;
-    const ot = a.types.get(n);
-    const nt = b.types.get(n);
+    const ot = a.componentNames.includes(n) ? a.types[n] : undefined;
+    const nt = b.componentNames.includes(n) ? b.types[n] : undefined;
     if (!ot) w.emit(ctx("output", "unreferenced type", false, nt!["x-experimental"] === true), "type-added", n, "type added", { added: true });
     else if (!nt) w.emit(ctx("output", "unreferenced type", ot["x-experimental"] === true), "type-removed", n, "type removed");
     else {
-      const ref = { $ref: `#/components/schemas/${n}` };
+      const ref = refTo(n);
       for (const role of ["input", "output"] as Role[]) w.compare(ref, ref, n, ctx(role, "unreferenced type"));
     }
   }
   return judge(a, b, w.changes);
+}
+
+/** The facts the x- fields declare: x-error-codes, x-error-stage, x-ends-event-stream. */
+function protocolFacts(a: ProtocolModel, b: ProtocolModel, w: Walker, c: Ctx): void {
+  // A fact the old document did not declare yet describes what the sidecar already did.
+  const declared = (name: string) => {
+    if (!a.extensions.includes(name) && b.extensions.includes(name)) w.emit(c, "protocol-fact-declared", "x-extensions", `${name} declared`);
+    return a.extensions.includes(name) && b.extensions.includes(name);
+  };
+  if (declared("x-error-codes")) {
+    for (const o of a.errorCodes) {
+      const n = b.errorCodes.find((x) => x.code === o.code);
+      if (!n) continue; // the enum's own rules judge a removed code
+      const loc = `ErrorCode ${o.code}`;
+      // A changed code of the same components.errors entry is reported there, once.
+      if (o.rpcError !== n.rpcError && o.rpcCode !== n.rpcCode) w.emit(c, "error-code-changed", loc, `JSON-RPC code ${o.rpcCode} → ${n.rpcCode}`);
+      if (o.message !== n.message) w.emit(c, "docs-changed", loc, "JSON-RPC message");
+      if (o.retryable !== n.retryable) w.emit(c, "protocol-fact-changed", loc, `retryable ${o.retryable} → ${n.retryable}`);
+    }
+  }
+  const stages = declared("x-error-stage");
+  const ends = declared("x-ends-event-stream");
+  for (const o of a.methods) {
+    const n = methodNamed(b, o.name);
+    if (!n) continue;
+    const mc = { ...c, use: `${o.name} call`, oldExp: o.experimental, newExp: n.experimental };
+    if (stages && o.errorStage !== n.errorStage) w.emit(mc, "protocol-fact-changed", `method ${o.name}`, `x-error-stage ${o.errorStage} → ${n.errorStage}`);
+    if (ends && o.endsEventStream !== n.endsEventStream) w.emit(mc, "event-stream-end-changed", `method ${o.name}`, `x-ends-event-stream ${o.endsEventStream} → ${n.endsEventStream}`);
+  }
 }
 
 function verdictOf(hosts: Level, sidecars: Level, docsOnly: boolean): Verdict {
@@ -163,7 +195,7 @@ function verdictOf(hosts: Level, sidecars: Level, docsOnly: boolean): Verdict {
 const SEVERITY: Verdict[] = ["breaking for hosts and sidecars", "breaking for hosts", "breaking for sidecars", "warning", "compatible", "docs"];
 
 /** Merges the raw changes found through several uses and judges each once. */
-export function judge(a: ProtocolDoc, b: ProtocolDoc, raw: RawChange[]): DiffResult {
+export function judge(a: ProtocolModel, b: ProtocolModel, raw: RawChange[]): DiffResult {
   const groups = new Map<string, RawChange[]>();
   for (const r of raw) {
     const k = `${r.rule}\u0000${r.location}\u0000${r.detail}`;
@@ -204,13 +236,13 @@ export function judge(a: ProtocolDoc, b: ProtocolDoc, raw: RawChange[]): DiffRes
     (x, y) => SEVERITY.indexOf(x.verdict) - SEVERITY.indexOf(y.verdict) || x.location.localeCompare(y.location) || x.rule.localeCompare(y.rule) || x.detail.localeCompare(y.detail),
   );
   return {
-    old: { label: a.label, version: a.version },
-    new: { label: b.label, version: b.version },
+    old: { label: a.source, version: a.version },
+    new: { label: b.source, version: b.version },
     changes,
     bump: changes.reduce<Bump>((acc, c) => maxBump(acc, c.bump), "none"),
   };
 }
 
 export function diffTexts(oldText: string, newText: string, oldLabel = "old", newLabel = "new"): DiffResult {
-  return diffDocuments(parseDocument(oldText, oldLabel), parseDocument(newText, newLabel));
+  return diffDocuments(parseModel(oldText, oldLabel), parseModel(newText, newLabel));
 }

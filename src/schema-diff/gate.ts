@@ -1,11 +1,10 @@
 // `npm run schema:gate`: fails when the protocol document changed in a way its version (and
 // schema/CHANGELOG.md) does not own up to. See versioning.ts for the rule.
-import { parseArgs, UsageError } from "../cli/args.js";
-import { parseDocument } from "./document.js";
+import { parseModel } from "../openrpc/model.js";
 import { formatGate } from "./format.js";
 import { commitOf, commitsTouching, defaultBase, readWorkingFile, repoRoot, short, showFile, type Base } from "./git.js";
 import { judgeGate } from "./versioning.js";
-import { DEFAULT_CHANGELOG, DEFAULT_SCHEMA, run } from "./cli.js";
+import { DEFAULT_CHANGELOG, DEFAULT_SCHEMA, UsageError, parseArgs, run } from "./cli.js";
 
 const HELP = `Usage: npm run schema:gate [-- --base REF] [--history] [--brief] [--schema PATH] [--changelog PATH]
 
@@ -41,8 +40,8 @@ run("schema:gate", (argv) => {
       return false;
     }
     const g = judgeGate({
-      old: oldText === null ? null : parseDocument(oldText, oldLabel),
-      new: parseDocument(newText, newLabel),
+      old: oldText === null ? null : parseModel(oldText, oldLabel),
+      new: parseModel(newText, newLabel),
       changelog,
       requireChangelog,
     });

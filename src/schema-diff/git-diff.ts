@@ -1,10 +1,9 @@
 // `npm run schema:diff -- <git-ref> [--json]`: judges how the working tree's protocol
 // document changed since <git-ref>.
-import { parseArgs, UsageError } from "../cli/args.js";
 import { diffTexts } from "./diff.js";
 import { formatDiff } from "./format.js";
 import { commitOf, readWorkingFile, repoRoot, showFile } from "./git.js";
-import { DEFAULT_SCHEMA, breaksHosts, run } from "./cli.js";
+import { DEFAULT_SCHEMA, UsageError, breaksHosts, parseArgs, run } from "./cli.js";
 
 const HELP = `Usage: npm run schema:diff -- <git-ref> [--json] [--exit-code] [--schema PATH]
 

@@ -316,6 +316,22 @@ export const RULES: Rule[] = [
     judge: () => j("warn", "warn", "the wire is unchanged; code that names the generated type must follow the rename"),
   },
   {
+    name: "protocol-fact-declared",
+    summary: "An x- extension that states what the sidecar already does (x-error-codes, x-error-stage, x-ends-event-stream) was declared for the first time.",
+    judge: () => j("ok", "ok", "it writes down the behaviour the previous version already had; generated code gains constants"),
+    docsOnly: true,
+  },
+  {
+    name: "protocol-fact-changed",
+    summary: "A declared default changed: an error code's retryable, a method's error stage.",
+    judge: () => j("warn", "warn", "hosts that branch on the old value see another one; the field is still sent on every error"),
+  },
+  {
+    name: "event-stream-end-changed",
+    summary: "Whether a call's success ends the session's event stream changed.",
+    judge: () => j("break", "break", "clients end (or keep open) the event stream on the old rule and lose events or wait forever"),
+  },
+  {
     name: "docs-changed",
     summary: "A description, summary or title changed.",
     judge: () => j("ok", "ok", "text only"),

@@ -7,7 +7,7 @@
 // - Text-only changes (descriptions, summaries) need no bump.
 // - Every version has an entry (`## X.Y.Z` with text under it) in schema/CHANGELOG.md.
 import { BUMPS, diffDocuments, type Change, type DiffResult } from "./diff.js";
-import type { ProtocolDoc } from "./document.js";
+import type { ProtocolModel as ProtocolModel } from "../openrpc/model.js";
 import type { Bump } from "./rules.js";
 
 export interface SemVer {
@@ -58,8 +58,8 @@ export function changelogEntries(text: string): Map<string, string> {
 
 export interface GateInput {
   /** The base document, or null where it did not exist yet. */
-  old: ProtocolDoc | null;
-  new: ProtocolDoc;
+  old: ProtocolModel | null;
+  new: ProtocolModel;
   /** schema/CHANGELOG.md as of the new document, or null when absent. */
   changelog: string | null;
   /** False for history commits made before the changelog existed. */

@@ -5,7 +5,6 @@ import type { Readable, Writable } from "node:stream";
 import type { HostToSidecarMethod, ParamsOf, ResultOf } from "../../generated/ts/methods.js";
 import { METHODS, SCHEMA_VERSION, isMethodName } from "../../generated/ts/methods.js";
 import { paramsValidators } from "../../generated/ts/method-validators.js";
-import type { ErrorStage } from "../../generated/ts/types.js";
 import { A4aaError, errors, toA4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { readFrames } from "../transport/frames.js";
@@ -28,15 +27,6 @@ export interface ServerOptions {
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
 }
-
-const STAGES: Record<HostToSidecarMethod, ErrorStage> = {
-  ping: "transport",
-  "rpc.discover": "transport",
-  "session/open": "open",
-  "session/prompt": "prompt",
-  "session/cancel": "cancel",
-  "session/close": "close",
-};
 
 type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
 
@@ -62,7 +52,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
       }
     },
     toRpcError: (err, method) => {
-      const e = toA4aaError(err, isMethodName(method) && method in STAGES ? STAGES[method as HostToSidecarMethod] : "transport");
+      const e = toA4aaError(err, (isMethodName(method) && METHODS[method].errorStage) || "transport");
       if (e.code === "internal_error") logger.error(`${method} failed unexpectedly: ${(err as Error)?.stack ?? e.message}`);
       return e.toRpcError();
     },
@@ -93,7 +83,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     }
     const m = method as HostToSidecarMethod;
     const params = rawParams === undefined ? {} : rawParams;
-    const stage = STAGES[m];
+    const stage = METHODS[m].errorStage ?? "transport";
     if (Array.isArray(params)) {
       throw new A4aaError("invalid_params", stage, "params must be an object: a4aa.v1 methods take their params by name");
     }

@@ -3,11 +3,9 @@
 // nothing of framing: the owner hands it parsed messages and gives it a line writer.
 import { RawJson, idNeedsRawText, rawIds, stringifyWithRaw } from "./raw-id.js";
 
-export interface RpcErrorObject {
-  code: number;
-  message: string;
-  data?: unknown;
-}
+// One JSON-RPC error object and one handler error for every peer (src/errors.ts).
+import { RpcHandlerError, type RpcErrorObject } from "../errors.js";
+export { RpcHandlerError, type RpcErrorObject };
 
 /** The peer answered our request with an error. */
 export class RpcResponseError extends Error {
@@ -18,22 +16,6 @@ export class RpcResponseError extends Error {
     this.name = "RpcResponseError";
     this.code = error.code;
     this.data = error.data;
-  }
-}
-
-/** Thrown by a request handler: the request is answered with exactly this JSON-RPC error. */
-export class RpcHandlerError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-    this.name = "RpcHandlerError";
-  }
-
-  toRpcError(): RpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
 

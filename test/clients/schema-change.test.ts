@@ -12,10 +12,11 @@ import { goEmitter } from "../../codegen/emitters/go.js";
 import { pythonEmitter } from "../../codegen/emitters/python.js";
 import { tsClientEmitter } from "../../codegen/emitters/ts-client.js";
 import { tsTypesEmitter } from "../../codegen/emitters/ts-types.js";
+import { errorsEmitter } from "../../codegen/emitters/errors.js";
 import type { GeneratedFile } from "../../codegen/emitter.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter];
+const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter, errorsEmitter];
 
 /** The schema with TurnOutcome.stopReason renamed to finishReason. */
 function renamedSchema(): string {
@@ -108,7 +109,7 @@ test("renaming a schema field changes all three clients and breaks host code tha
   const after = await generate(loadModel(defaultSource, renamedSchema()));
   const changed = [...after.keys()].filter((p) => before.get(p) !== after.get(p)).sort();
   // One codegen run, one diff: the Go, Python and TS clients' types all change.
-  for (const p of ["clients/go/types_gen.go", "clients/python/src/a4aa/protocol.py", "generated/ts/types.ts"]) {
+  for (const p of ["clients/go/types_gen.go", "clients/python/src/a4aa/_generated_protocol.py", "generated/ts/types.ts"]) {
     assert.ok(changed.includes(p), `${p} did not change (changed: ${changed.join(", ")})`);
   }
   // The committed generated files are what the current schema gives (codegen:check's job too).

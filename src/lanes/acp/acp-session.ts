@@ -18,7 +18,7 @@ import type {
   TurnOutcome,
   Usage,
 } from "../../../generated/ts/types.js";
-import { A4aaError, errors } from "../../errors.js";
+import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
@@ -280,7 +280,7 @@ export class AcpLaneSession implements LaneSession {
         return this.fs.write(params as { path: unknown; content: unknown });
       case "terminal/create":
         if (!this.terminals) break;
-        if (!params || typeof (params as { command?: unknown }).command !== "string") throw new RpcHandlerError(-32602, "command must be a string");
+        if (!params || typeof (params as { command?: unknown }).command !== "string") throw new RpcHandlerError(RpcErrorCode.InvalidParams, "command must be a string");
         return this.terminals.create(params as Parameters<Terminals["create"]>[0]);
       case "terminal/output":
         if (!this.terminals) break;
@@ -296,12 +296,12 @@ export class AcpLaneSession implements LaneSession {
         return this.terminals.release(params as { terminalId: string });
     }
     this.ctx.emit({ type: "raw", source: "acp", payload: { method, params: params ?? null } });
-    throw new RpcHandlerError(-32601, `Method not found: the client does not offer ${method}`);
+    throw new RpcHandlerError(RpcErrorCode.MethodNotFound, `Method not found: the client does not offer ${method}`);
   }
 
   private async onPermission(params: unknown): Promise<A.RequestPermissionResponse> {
     if (!validateRequestPermissionRequest(params)) {
-      throw new RpcHandlerError(-32602, `invalid session/request_permission params: ${JSON.stringify(validateRequestPermissionRequest.errors?.[0] ?? {})}`);
+      throw new RpcHandlerError(RpcErrorCode.InvalidParams, `invalid session/request_permission params: ${JSON.stringify(validateRequestPermissionRequest.errors?.[0] ?? {})}`);
     }
     const tc = params.toolCall;
     const mem = this.toolCalls.get(tc.toolCallId);

@@ -10,10 +10,11 @@ import { randomBytes } from "node:crypto";
 import { constants as C, promises as fsp, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { RpcErrorCode } from "../../errors.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 
-const INVALID_PARAMS = -32602;
-const INTERNAL = -32603;
+const INVALID_PARAMS = RpcErrorCode.InvalidParams;
+const INTERNAL = RpcErrorCode.InternalError;
 const NOT_FOUND = -32002; // ACP's "Resource not found"
 
 /** Most bytes one `fs/read_text_file` answer may carry (R-HOSTILE-2); ask for less with line/limit. */

@@ -3,7 +3,7 @@
 // the session's cwd; output is capped, truncated from the start at a UTF-8 boundary.
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { isA4aaError } from "../../errors.js";
+import { RpcErrorCode, isA4aaError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
@@ -63,7 +63,7 @@ export function outputLimit(v: unknown): number {
   if (v === undefined || v === null) return DEFAULT_OUTPUT_LIMIT;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > MAX_OUTPUT_BYTE_LIMIT) {
     throw new RpcHandlerError(
-      -32602,
+      RpcErrorCode.InvalidParams,
       `invalid outputByteLimit ${JSON.stringify(v)}: it must be an integer from 0 to ${MAX_OUTPUT_BYTE_LIMIT} (64 MiB); omit it for ${DEFAULT_OUTPUT_LIMIT} (1 MiB)`,
     );
   }
@@ -92,7 +92,7 @@ export class Terminals {
 
   private get(id: unknown): Terminal {
     const t = typeof id === "string" ? this.terms.get(id) : undefined;
-    if (!t) throw new RpcHandlerError(-32602, `unknown terminal ${JSON.stringify(id)}`);
+    if (!t) throw new RpcHandlerError(RpcErrorCode.InvalidParams, `unknown terminal ${JSON.stringify(id)}`);
     return t;
   }
 
@@ -107,22 +107,22 @@ export class Terminals {
     const env: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, this.env);
     for (const v of p.env ?? []) {
       if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
-        throw new RpcHandlerError(-32602, `invalid environment variable ${JSON.stringify(v.name)}`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `invalid environment variable ${JSON.stringify(v.name)}`);
       }
       env[v.name] = v.value;
     }
     let cwd = this.root;
     if (p.cwd) {
-      if (!path.isAbsolute(p.cwd)) throw new RpcHandlerError(-32602, `cwd must be absolute: ${p.cwd}`);
+      if (!path.isAbsolute(p.cwd)) throw new RpcHandlerError(RpcErrorCode.InvalidParams, `cwd must be absolute: ${p.cwd}`);
       let real: string;
       try {
         real = realpathSync(p.cwd);
       } catch {
-        throw new RpcHandlerError(-32602, `no such directory: ${p.cwd}`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `no such directory: ${p.cwd}`);
       }
       const root = realpathSync(this.root);
       if (real !== root && !real.startsWith(root + path.sep)) {
-        throw new RpcHandlerError(-32602, `refused: cwd ${p.cwd} is outside the session's working directory`);
+        throw new RpcHandlerError(RpcErrorCode.InvalidParams, `refused: cwd ${p.cwd} is outside the session's working directory`);
       }
       cwd = real;
     }
@@ -131,7 +131,7 @@ export class Terminals {
     try {
       proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}` });
     } catch (e) {
-      throw new RpcHandlerError(-32603, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
+      throw new RpcHandlerError(RpcErrorCode.InternalError, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
     }
     proc.stdin.end();
     const t: Terminal = { proc, out: new OutputTail(limit) };

@@ -3,7 +3,7 @@
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
-import { A4aaError, errors } from "../../errors.js";
+import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
@@ -371,7 +371,7 @@ export class CodexLaneSession implements LaneSession {
   private async onAgentRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown> {
     if (method === COMMAND_APPROVAL || method === FILE_CHANGE_APPROVAL) {
       const p = params as { itemId?: unknown } | undefined;
-      if (!p || typeof p.itemId !== "string") throw new RpcHandlerError(-32602, `${method}: itemId must be a string`);
+      if (!p || typeof p.itemId !== "string") throw new RpcHandlerError(RpcErrorCode.InvalidParams, `${method}: itemId must be a string`);
       const onUnknown = (d: unknown) =>
         this.ctx.logger.warn(`${method}: decision ${JSON.stringify(d)} is unknown to a4aa; not offered`, this.ctx.sessionId);
       const mem = this.toolItems.get(p.itemId);
@@ -390,7 +390,7 @@ export class CodexLaneSession implements LaneSession {
     }
     // Never leave a request of Codex hanging: what a4aa cannot handle is refused.
     this.raw(method, params);
-    throw new RpcHandlerError(-32601, `a4aa does not handle ${method}`);
+    throw new RpcHandlerError(RpcErrorCode.MethodNotFound, `a4aa does not handle ${method}`);
   }
 }
 

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseDocument } from "../../../src/schema-diff/document.js";
+import { parseModel as parseDocument } from "../../../src/openrpc/model.js";
 import { bumpBetween, changelogEntries, judgeGate, parseSemver } from "../../../src/schema-diff/versioning.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");

@@ -53,7 +53,10 @@ const CASES: Case[] = [
   },
   {
     name: "error code added to error data (an open output enum: x-open)",
-    change: (d) => S(d).ErrorCode.enum.push("quota_exceeded"),
+    change: (d) => {
+      S(d).ErrorCode.enum.push("quota_exceeded");
+      S(d).ErrorCode["x-error-codes"].quota_exceeded = { rpcError: "AdapterError", message: "Quota exceeded" };
+    },
     expect: ["enum-value-added @ ErrorCode => warning"],
     generic: "nothing: ErrorData is not referenced by any $ref",
   },
@@ -263,7 +266,7 @@ const CASES: Case[] = [
   },
   {
     name: "host → sidecar method added",
-    change: (d) => d.methods.push({ ...structuredClone(M(d, "session/close")), name: "session/list", params: [], result: { name: "r", schema: ref("JsonObject") } }),
+    change: (d) => d.methods.push({ ...structuredClone(M(d, "session/close")), "x-ends-event-stream": undefined, name: "session/list", params: [], result: { name: "r", schema: ref("JsonObject") } }),
     expect: ["method-added @ method session/list => compatible"],
   },
   {
@@ -292,6 +295,32 @@ const CASES: Case[] = [
     expect: ["error-code-changed @ error UnknownSession => breaking for hosts and sidecars"],
   },
   { name: "error listed on a method", change: (d) => M(d, "session/close").errors.push({ $ref: "#/components/errors/UnknownSession" }), expect: ["error-added @ method session/close => compatible"] },
+  {
+    name: "x-error-codes declared: it writes down what the sidecar already answered",
+    setup: (d) => {
+      d["x-extensions"] = d["x-extensions"].filter((e: any) => e.name !== "x-error-codes");
+      delete S(d).ErrorCode["x-error-codes"];
+    },
+    change: (d) => {
+      const n = JSON.parse(BASE) as Doc;
+      d["x-extensions"] = n["x-extensions"];
+      S(d).ErrorCode["x-error-codes"] = S(n).ErrorCode["x-error-codes"];
+    },
+    expect: [],
+    bump: "none",
+  },
+  {
+    name: "error code answered with another JSON-RPC error (x-error-codes)",
+    change: (d) => (S(d).ErrorCode["x-error-codes"].session_closed.rpcError = "UnknownSession"),
+    expect: ["error-code-changed @ ErrorCode session_closed => breaking for hosts and sidecars"],
+  },
+  { name: "error code's default retryable changed", change: (d) => (S(d).ErrorCode["x-error-codes"].agent_exited.retryable = true), expect: ["protocol-fact-changed @ ErrorCode agent_exited => warning"] },
+  { name: "method's error stage changed", change: (d) => (M(d, "session/cancel")["x-error-stage"] = "prompt"), expect: ["protocol-fact-changed @ method session/cancel => warning"] },
+  {
+    name: "session/close no longer ends the event stream",
+    change: (d) => delete M(d, "session/close")["x-ends-event-stream"],
+    expect: ["event-stream-end-changed @ method session/close => breaking for hosts and sidecars"],
+  },
   { name: "protocol renamed", change: (d) => (d["x-protocol"] = "a4aa.v2"), expect: ["protocol-renamed @ x-protocol => breaking for hosts and sidecars"] },
 
   // Experimental elements.
@@ -403,8 +432,18 @@ test("the document compared with itself has no changes", () => {
 test("every rule is proven by at least one case", () => {
   const covered = new Set(CASES.flatMap((c) => c.expect.map((e) => e.split(" @ ")[0])));
   covered.add("docs-changed");
+  covered.add("protocol-fact-declared"); // a docs verdict: proven by its own test below
   const missing = RULES.map((r) => r.name).filter((r) => !covered.has(r));
   // error-removed mirrors error-added; both are compatible and share the code path.
   assert.deepEqual(missing.filter((r) => r !== "error-removed"), []);
   assert.ok(CASES.length >= 30);
+});
+
+test("declaring an x- protocol fact for the first time is a docs change (protocol-fact-declared)", () => {
+  const old = JSON.parse(BASE) as Doc;
+  old["x-extensions"] = old["x-extensions"].filter((e: any) => e.name !== "x-error-stage");
+  for (const m of old.methods) delete m["x-error-stage"];
+  const d = diffTexts(JSON.stringify(old), BASE);
+  assert.deepEqual(d.changes.map((c) => `${c.rule} @ ${c.location}: ${c.detail} => ${c.verdict}`), ["protocol-fact-declared @ x-extensions: x-error-stage declared => docs"]);
+  assert.equal(d.bump, "none");
 });

@@ -8,17 +8,17 @@
     async with AsyncClient(["a4aa", "serve"]) as client:
         print((await client.ping()).version)
 
-protocol.py and _methods.py are generated from schema/a4aa.v1.openrpc.json by
+The _generated_*.py modules are generated from schema/a4aa.v1.openrpc.json by
 `npm run codegen`; the rest is the runtime.
 """
 
-from . import protocol
+from . import _generated_protocol as protocol
 from ._codec import DecodeError
-from ._methods import AsyncHostMethods, HostMethods, SidecarHandler
+from ._generated_methods import AsyncHostMethods, HostMethods, SidecarHandler
 from .aio import AsyncClient, AsyncEventStream, AsyncPermissionHandler
 from .client import Client, EventStream, PermissionHandler
 from .errors import A4aaError
-from .protocol import *  # noqa: F401,F403  (every protocol type)
+from ._generated_protocol import *  # noqa: F401,F403  (every protocol type)
 
 __all__ = [
     "A4aaError",

@@ -17,9 +17,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union, cast
 
-from ._methods import AsyncHostMethods
+from ._generated_methods import AsyncHostMethods
 from .client import Client
-from .protocol import AgentEvent, PermissionRequest, PermissionResponse
+from ._generated_protocol import AgentEvent, PermissionRequest, PermissionResponse
 
 AsyncPermissionHandler = Callable[
     [PermissionRequest], Union[Optional[PermissionResponse], Awaitable[Optional[PermissionResponse]]]

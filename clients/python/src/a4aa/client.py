@@ -18,9 +18,10 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
 
 from ._codec import DecodeError
-from ._methods import HostMethods, SidecarHandler, dispatch_sidecar
+from ._generated_errors import RPC_ADAPTER_ERROR, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND
+from ._generated_methods import ENDS_EVENT_STREAM, HostMethods, SidecarHandler, dispatch_sidecar
 from .errors import A4aaError
-from .protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
+from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
 
 log = logging.getLogger("a4aa")
 
@@ -181,7 +182,7 @@ class Client(HostMethods):
             self._pending.pop(id_, None)
 
     def _answered(self, method: str, params: Dict[str, Any]) -> None:
-        if method == "session/close":
+        if method in ENDS_EVENT_STREAM:
             self._sink(str(params.get("sessionId")))._finish()
 
     def _write(self, data: bytes) -> None:
@@ -278,12 +279,12 @@ class Client(HostMethods):
             if known:
                 resp: Dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "result": result}
             else:
-                resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": f"method not found: {method}"}}
+                resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_METHOD_NOT_FOUND, "message": f"method not found: {method}"}}
         except DecodeError as e:
-            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32602, "message": str(e)}}
+            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_INVALID_PARAMS, "message": str(e)}}
         except Exception as e:  # the host's handler failed: the sidecar answers the agent "cancelled"
             log.warning("a4aa client: %s handler failed: %r", method, e)
-            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": -32000, "message": f"handler failed: {e}"}}
+            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_ADAPTER_ERROR, "message": f"handler failed: {e}"}}
         try:
             self._write(json.dumps(resp, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
         except A4aaError:

@@ -7,10 +7,10 @@ runtime provides."""
 from __future__ import annotations
 
 import abc
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from . import _codec as _c
-from . import protocol as p
+from . import _generated_protocol as p
 from ._codec import UNSET, Unset
 
 
@@ -170,6 +170,10 @@ class AsyncHostMethods(abc.ABC):
         params = p.SessionCloseParams(session_id=session_id)
         raw = await self._request("session/close", params.to_json(), timeout)
         return p.EmptyResult.from_json(raw, "EmptyResult")
+
+
+# Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).
+ENDS_EVENT_STREAM: FrozenSet[str] = frozenset({"session/close"})
 
 
 class SidecarHandler(abc.ABC):
