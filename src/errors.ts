@@ -37,6 +37,7 @@ const MESSAGES: Record<ErrorCode, string> = {
   invalid_request: "Invalid Request",
   method_not_found: "Method not found",
   internal_error: "Internal error",
+  unknown_agent: "Unknown agent",
 };
 
 /** Codes that mean "try the same call again later". */

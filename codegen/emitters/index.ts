@@ -9,5 +9,6 @@ import { pythonEmitter } from "./python.js";
 import { tsClientEmitter } from "./ts-client.js";
 import { codexEmitter } from "./codex.js";
 import { docsEmitter } from "./docs.js";
+import { catalogEmitter } from "./catalog.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, docsEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, docsEmitter, catalogEmitter];

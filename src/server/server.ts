@@ -25,6 +25,8 @@ export interface ServerOptions {
   maxLineBytes?: number;
   /** Builds the session layer once the host channel exists. */
   createSessions: (host: HostChannel) => SessionService;
+  /** Answers `agents/list` (the agents catalog). */
+  agents: { list(probe?: boolean): Promise<ResultOf<"agents/list">> };
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
 }
@@ -36,6 +38,7 @@ const STAGES: Record<HostToSidecarMethod, ErrorStage> = {
   "session/prompt": "prompt",
   "session/cancel": "cancel",
   "session/close": "close",
+  "agents/list": "open",
 };
 
 type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
@@ -85,6 +88,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     "session/prompt": (p) => sessions.prompt(p),
     "session/cancel": (p) => sessions.cancel(p),
     "session/close": (p) => sessions.close(p),
+    "agents/list": (p) => opts.agents.list(p.probe),
   };
 
   function dispatch(method: string, rawParams: unknown): unknown {
