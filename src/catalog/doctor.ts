@@ -53,7 +53,7 @@ export async function runDoctor({ catalog, env, isRoot }: DoctorInput): Promise<
     if (isRoot && agent.root?.refusesBypass) {
       const set = Object.keys(agent.root.set ?? {});
       problems.push({
-        what: `running as root: ${agent.root.note}`,
+        what: `running as root: it refuses its bypass-permission modes${set.length ? ` unless ${set.map((k) => `${k}=${agent.root!.set![k]}`).join(" ")}` : ""}`,
         fix: set.length ? `nothing for sessions a4aa opens (it sets ${set.join(", ")}); when running ${entry.lanes[0].program} yourself: export ${set.map((k) => `${k}=${agent.root!.set![k]}`).join(" ")}` : "run as an ordinary user",
       });
     }
