@@ -2,7 +2,8 @@
 // catalog entries: npx / uvx packages run through npx / uvx, binaries only when already on
 // PATH — a4aa never downloads anything itself.
 import { readFileSync } from "node:fs";
-import Ajv2020 from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type Ajv2020 from "ajv/dist/2020.js";
 import type { AcpRegistry, AcpRegistryAgent, AcpRegistryPackage } from "../../generated/ts/catalog-types.js";
 import { ACP_REGISTRY_SCHEMA } from "../../generated/ts/catalog.js";
 import type { CatalogAgent, CatalogEntry, CatalogLane } from "./entries.js";
@@ -17,8 +18,11 @@ export class RegistryFileError extends Error {
 
 type Validate = ((d: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null };
 let validate: Validate | undefined;
+// ajv's compiler is loaded only when a registry file is given: it would slow every start-up.
 function validator(): Validate {
-  const Ajv = (Ajv2020 as unknown as { default: typeof Ajv2020.default }).default ?? Ajv2020;
+  if (validate) return validate;
+  const mod = createRequire(import.meta.url)("ajv/dist/2020.js") as { default?: typeof Ajv2020.default };
+  const Ajv = (mod.default ?? mod) as typeof Ajv2020.default;
   validate ??= new Ajv({ strict: false, allErrors: false }).compile(ACP_REGISTRY_SCHEMA) as Validate;
   return validate;
 }
