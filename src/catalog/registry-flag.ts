@@ -1,8 +1,10 @@
 // `--registry FILE` may be given many times; the shared flag parser keeps one value per
 // flag, so the registry files are taken out of argv first.
-export function takeRegistryFlags(argv: string[]): { files: string[]; rest: string[] } {
+/** `missing`: a `--registry` without its FILE (the caller reports the usage error). */
+export function takeRegistryFlags(argv: string[]): { files: string[]; rest: string[]; missing: boolean } {
   const files: string[] = [];
   const rest: string[] = [];
+  let missing = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") {
@@ -12,7 +14,7 @@ export function takeRegistryFlags(argv: string[]): { files: string[]; rest: stri
     if (a === "--registry") {
       const v = argv[i + 1];
       if (v === undefined || v.startsWith("--")) {
-        rest.push(a); // the parser reports the missing value
+        missing = true;
         continue;
       }
       files.push(v);
@@ -20,5 +22,5 @@ export function takeRegistryFlags(argv: string[]): { files: string[]; rest: stri
     } else if (a.startsWith("--registry=")) files.push(a.slice("--registry=".length));
     else rest.push(a);
   }
-  return { files, rest };
+  return { files, rest, missing };
 }

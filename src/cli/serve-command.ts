@@ -10,7 +10,8 @@ import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
-  const { files: registryFiles, rest: argv } = takeRegistryFlags(argv0);
+  const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
+  if (missing) throw new UsageError("option --registry needs a FILE", "a4aa serve --help");
   const { flags, positionals } = parseArgs(
     argv,
     {
