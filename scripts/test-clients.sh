@@ -49,7 +49,7 @@ if want go; then
       [ -z "$unformatted" ] || { echo "gofmt: not formatted: $unformatted"; exit 1; }
       timeout 1200 go test -count=1 -timeout 1100s -v ./... 2>&1 | grep -v -E '^=== (RUN|PAUSE|CONT)' | grep -v -E '^    --- PASS: TestSchemaExamples/'
       step "Go example host (README)"
-      timeout 120 go run ./examples/host "$NODE" "$AGENT" | tee "$WORK/go-host.out"
+      timeout 120 go run ./examples/host | tee "$WORK/go-host.out"
       check_host "$WORK/go-host.out"
     )
     [ $? -eq 0 ] && RESULT[go]=pass
@@ -80,7 +80,7 @@ if want python; then
     cd clients/python
     timeout 1200 "$PY" -m pytest -p no:cacheprovider -v -rs tests 2>&1 | grep -v -E 'test_examples.py::test_example\[.* PASSED'
     step "Python example host (README)"
-    timeout 120 "$PY" examples/host.py "$NODE" "$AGENT" | tee "$WORK/py-host.out"
+    timeout 120 "$PY" examples/host.py | tee "$WORK/py-host.out"
     check_host "$WORK/py-host.out"
   )
   [ $? -eq 0 ] && RESULT[python]=pass

@@ -81,7 +81,7 @@ check "the README's TypeScript host and a user of \"a4aa\" type-check against th
 check "import from \"a4aa\": the protocol's types, method table and typed validators" \
   bash -c "timeout 30 node out/protocol.js"
 check "the README's TypeScript host drives the example agent through the default sidecar" \
-  bash -c "timeout 120 node out/host.js '$(command -v node)' '$AGENT' | tee /dev/stderr | grep -q '^stop reason: endTurn\$'"
+  bash -c "timeout 120 node out/host.js | tee /dev/stderr | grep -q '^stop reason: endTurn\$'"
 
 cat >pty-missing.mjs <<'EOF'
 import { A4aaClient, A4aaError } from "a4aa/client";

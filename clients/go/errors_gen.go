@@ -52,6 +52,7 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeInvalidRequest:      {RPCCode: -32600, Message: "Invalid Request", Retryable: false},
 	ErrorCodeMethodNotFound:      {RPCCode: -32601, Message: "Method not found", Retryable: false},
 	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false},
+	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -165,4 +166,9 @@ func NewMethodNotFoundError(stage ErrorStage, detail string) *Error {
 // NewInternalErrorError makes the `internal_error`: JSON-RPC -32603 "Internal error".
 func NewInternalErrorError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeInternalError, stage, detail)
+}
+
+// NewUnknownAgentError makes the `unknown_agent`: JSON-RPC -32000 "Unknown agent".
+func NewUnknownAgentError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeUnknownAgent, stage, detail)
 }

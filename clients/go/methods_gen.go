@@ -89,6 +89,20 @@ func (c *Client) SessionClose(ctx context.Context, params SessionCloseParams) (*
 	return &res, nil
 }
 
+// AgentsList calls `agents/list`: (1.2) The agents catalog, and which of its agents are installed
+// here.
+func (c *Client) AgentsList(ctx context.Context, params AgentsListParams) (*AgentsListResult, error) {
+	raw, err := c.request(ctx, "agents/list", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeAgentsListResult(raw)
+	if err != nil {
+		return nil, resultError("agents/list", err)
+	}
+	return &res, nil
+}
+
 // SidecarHandler receives every message the sidecar sends, decoded. The client's router
 // implements it; a new sidecar → host method in the schema makes that router fail to
 // compile until it is handled.

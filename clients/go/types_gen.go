@@ -9,7 +9,7 @@ import "encoding/json"
 const Protocol = "a4aa.v1"
 
 // SchemaVersion is the version of schema/a4aa.v1.openrpc.json these types were generated from.
-const SchemaVersion = "1.1.0"
+const SchemaVersion = "1.2.0"
 
 // SessionId: The sidecar's own session id: unique for the sidecar's lifetime, never reused.
 type SessionId = string
@@ -1728,6 +1728,486 @@ func (v *Lane) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// AgentSelection: (1.2) `session/open`'s `agent`: a catalog agent by id, plus what the host adds.
+// Resolved to an `AgentSpec` before anything starts: the lane (given, else the first of the
+// entry's lanes whose program is installed), its program and arguments, env policy `sanitized`
+// inheriting `PATH HOME USER LOGNAME SHELL TERM TMPDIR TMP TEMP TZ LANG LANGUAGE LC_*`, the
+// entry's non-secret settings, then `set`, then `credentials`.
+type AgentSelection struct {
+	// The catalog id, e.g. `claude-code` (`agents/list`). Unknown: `unknown_agent`.
+	ID string `json:"id"`
+
+	// One of the entry's lanes; another one is `unsupported_selector`. Default: the first whose
+	// program is installed.
+	Lane *Lane `json:"lane,omitempty"`
+
+	// Run this program (a path, or a name on PATH) instead of the lane's; the lane's arguments stay.
+	Program *string `json:"program,omitempty"`
+
+	// Arguments appended after the lane's own.
+	Args []string `json:"args,omitempty"`
+
+	// Literal values of the entry's declared credential variables (`agents/list` `credentials`); any
+	// other name is `env_refused`. Redacted in the open result.
+	Credentials EnvLiterals `json:"credentials,omitempty"`
+
+	// More literal variables (endpoints, config folders), set after the entry's settings.
+	Set EnvLiterals `json:"set,omitempty"`
+
+	// Names to inherit from the sidecar's environment beside the default ones; only the allowlist of
+	// R-ENV-1.
+	Inherit []string `json:"inherit,omitempty"`
+}
+
+func decodeAgentSelection(raw json.RawMessage) (AgentSelection, error) {
+	m, err := objectOf(raw, "AgentSelection")
+	if err != nil {
+		return AgentSelection{}, err
+	}
+	return decodeAgentSelectionFields(m)
+}
+
+func decodeAgentSelectionFields(m map[string]json.RawMessage) (AgentSelection, error) {
+	var v AgentSelection
+	var err error
+	if raw, ok := m["id"]; ok {
+		if v.ID, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentSelection", "id", err)
+		}
+	} else {
+		return v, missingField("AgentSelection", "id")
+	}
+	if raw, ok := m["lane"]; ok {
+		if v.Lane, err = ptrOf(decodeLane)(raw); err != nil {
+			return v, fieldError("AgentSelection", "lane", err)
+		}
+	}
+	if raw, ok := m["program"]; ok {
+		if v.Program, err = ptrOf(decStringMin(1))(raw); err != nil {
+			return v, fieldError("AgentSelection", "program", err)
+		}
+	}
+	if raw, ok := m["args"]; ok {
+		if v.Args, err = sliceOf(decString)(raw); err != nil {
+			return v, fieldError("AgentSelection", "args", err)
+		}
+	}
+	if raw, ok := m["credentials"]; ok {
+		if v.Credentials, err = decodeEnvLiterals(raw); err != nil {
+			return v, fieldError("AgentSelection", "credentials", err)
+		}
+	}
+	if raw, ok := m["set"]; ok {
+		if v.Set, err = decodeEnvLiterals(raw); err != nil {
+			return v, fieldError("AgentSelection", "set", err)
+		}
+	}
+	if raw, ok := m["inherit"]; ok {
+		if v.Inherit, err = sliceOf(decString)(raw); err != nil {
+			return v, fieldError("AgentSelection", "inherit", err)
+		}
+	}
+	if err := rejectUnknown(m, "AgentSelection", "id", "lane", "program", "args", "credentials", "set", "inherit"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentSelection strictly: required fields, types, consts and unknown fields are checked.
+func (v *AgentSelection) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentSelection(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentSelection) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("id", v.ID)
+	if v.Lane != nil {
+		w.field("lane", v.Lane)
+	}
+	if v.Program != nil {
+		w.field("program", v.Program)
+	}
+	if v.Args != nil {
+		w.field("args", v.Args)
+	}
+	if v.Credentials != nil {
+		w.field("credentials", v.Credentials)
+	}
+	if v.Set != nil {
+		w.field("set", v.Set)
+	}
+	if v.Inherit != nil {
+		w.field("inherit", v.Inherit)
+	}
+	return w.bytes()
+}
+
+// AgentLane: (1.2) One way to start a catalog agent.
+type AgentLane struct {
+	Lane Lane `json:"lane"`
+
+	Driver *CliDriver `json:"driver,omitempty"`
+
+	Dialect *RpcDialect `json:"dialect,omitempty"`
+
+	Program string `json:"program"`
+
+	Args []string `json:"args"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeAgentLane(raw json.RawMessage) (AgentLane, error) {
+	m, err := objectOf(raw, "AgentLane")
+	if err != nil {
+		return AgentLane{}, err
+	}
+	return decodeAgentLaneFields(m)
+}
+
+func decodeAgentLaneFields(m map[string]json.RawMessage) (AgentLane, error) {
+	var v AgentLane
+	var err error
+	if raw, ok := m["lane"]; ok {
+		if v.Lane, err = decodeLane(raw); err != nil {
+			return v, fieldError("AgentLane", "lane", err)
+		}
+	} else {
+		return v, missingField("AgentLane", "lane")
+	}
+	if raw, ok := m["driver"]; ok {
+		if v.Driver, err = ptrOf(decodeCliDriver)(raw); err != nil {
+			return v, fieldError("AgentLane", "driver", err)
+		}
+	}
+	if raw, ok := m["dialect"]; ok {
+		if v.Dialect, err = ptrOf(decodeRpcDialect)(raw); err != nil {
+			return v, fieldError("AgentLane", "dialect", err)
+		}
+	}
+	if raw, ok := m["program"]; ok {
+		if v.Program, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentLane", "program", err)
+		}
+	} else {
+		return v, missingField("AgentLane", "program")
+	}
+	if raw, ok := m["args"]; ok {
+		if v.Args, err = sliceOf(decString)(raw); err != nil {
+			return v, fieldError("AgentLane", "args", err)
+		}
+	} else {
+		return v, missingField("AgentLane", "args")
+	}
+	v.Extra = extraFields(m, "lane", "driver", "dialect", "program", "args")
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentLane strictly: required fields, types, consts are checked.
+func (v *AgentLane) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentLane(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentLane) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("lane", v.Lane)
+	if v.Driver != nil {
+		w.field("driver", v.Driver)
+	}
+	if v.Dialect != nil {
+		w.field("dialect", v.Dialect)
+	}
+	w.field("program", v.Program)
+	w.field("args", orEmptySlice(v.Args))
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// AgentCredential: (1.2) A variable a catalog agent reads for an account or an endpoint.
+type AgentCredential struct {
+	Name string `json:"name"`
+
+	Required bool `json:"required"`
+
+	Description string `json:"description"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeAgentCredential(raw json.RawMessage) (AgentCredential, error) {
+	m, err := objectOf(raw, "AgentCredential")
+	if err != nil {
+		return AgentCredential{}, err
+	}
+	return decodeAgentCredentialFields(m)
+}
+
+func decodeAgentCredentialFields(m map[string]json.RawMessage) (AgentCredential, error) {
+	var v AgentCredential
+	var err error
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentCredential", "name", err)
+		}
+	} else {
+		return v, missingField("AgentCredential", "name")
+	}
+	if raw, ok := m["required"]; ok {
+		if v.Required, err = decBool(raw); err != nil {
+			return v, fieldError("AgentCredential", "required", err)
+		}
+	} else {
+		return v, missingField("AgentCredential", "required")
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = decString(raw); err != nil {
+			return v, fieldError("AgentCredential", "description", err)
+		}
+	} else {
+		return v, missingField("AgentCredential", "description")
+	}
+	v.Extra = extraFields(m, "name", "required", "description")
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentCredential strictly: required fields, types, consts are checked.
+func (v *AgentCredential) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentCredential(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentCredential) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("name", v.Name)
+	w.field("required", v.Required)
+	w.field("description", v.Description)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// AgentEntry: (1.2) One agent of the catalog and what is installed of it here.
+type AgentEntry struct {
+	ID string `json:"id"`
+
+	Name string `json:"name"`
+
+	Description *string `json:"description,omitempty"`
+
+	// How it can be started, in order of preference.
+	Lanes []AgentLane `json:"lanes"`
+
+	// The program of at least one lane is on the sidecar's PATH.
+	Installed bool `json:"installed"`
+
+	// Where the default lane's program was found.
+	Path *string `json:"path,omitempty"`
+
+	// What its `--version` printed (only with `probe: true`).
+	Version *string `json:"version,omitempty"`
+
+	// The version a4aa was tested with.
+	TestedVersion *string `json:"testedVersion,omitempty"`
+
+	// The variables it reads for accounts and endpoints: the names `agent.credentials` may set.
+	Credentials []AgentCredential `json:"credentials"`
+
+	// How to install it.
+	Install *string `json:"install,omitempty"`
+
+	// `builtin`, or the registry file it came from.
+	Source string `json:"source"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeAgentEntry(raw json.RawMessage) (AgentEntry, error) {
+	m, err := objectOf(raw, "AgentEntry")
+	if err != nil {
+		return AgentEntry{}, err
+	}
+	return decodeAgentEntryFields(m)
+}
+
+func decodeAgentEntryFields(m map[string]json.RawMessage) (AgentEntry, error) {
+	var v AgentEntry
+	var err error
+	if raw, ok := m["id"]; ok {
+		if v.ID, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentEntry", "id", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "id")
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentEntry", "name", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "name")
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentEntry", "description", err)
+		}
+	}
+	if raw, ok := m["lanes"]; ok {
+		if v.Lanes, err = sliceOf(decodeAgentLane)(raw); err != nil {
+			return v, fieldError("AgentEntry", "lanes", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "lanes")
+	}
+	if raw, ok := m["installed"]; ok {
+		if v.Installed, err = decBool(raw); err != nil {
+			return v, fieldError("AgentEntry", "installed", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "installed")
+	}
+	if raw, ok := m["path"]; ok {
+		if v.Path, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentEntry", "path", err)
+		}
+	}
+	if raw, ok := m["version"]; ok {
+		if v.Version, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentEntry", "version", err)
+		}
+	}
+	if raw, ok := m["testedVersion"]; ok {
+		if v.TestedVersion, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentEntry", "testedVersion", err)
+		}
+	}
+	if raw, ok := m["credentials"]; ok {
+		if v.Credentials, err = sliceOf(decodeAgentCredential)(raw); err != nil {
+			return v, fieldError("AgentEntry", "credentials", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "credentials")
+	}
+	if raw, ok := m["install"]; ok {
+		if v.Install, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentEntry", "install", err)
+		}
+	}
+	if raw, ok := m["source"]; ok {
+		if v.Source, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("AgentEntry", "source", err)
+		}
+	} else {
+		return v, missingField("AgentEntry", "source")
+	}
+	v.Extra = extraFields(m, "id", "name", "description", "lanes", "installed", "path", "version", "testedVersion", "credentials", "install", "source")
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentEntry strictly: required fields, types, consts are checked.
+func (v *AgentEntry) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentEntry(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentEntry) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("id", v.ID)
+	w.field("name", v.Name)
+	if v.Description != nil {
+		w.field("description", v.Description)
+	}
+	w.field("lanes", orEmptySlice(v.Lanes))
+	w.field("installed", v.Installed)
+	if v.Path != nil {
+		w.field("path", v.Path)
+	}
+	if v.Version != nil {
+		w.field("version", v.Version)
+	}
+	if v.TestedVersion != nil {
+		w.field("testedVersion", v.TestedVersion)
+	}
+	w.field("credentials", orEmptySlice(v.Credentials))
+	if v.Install != nil {
+		w.field("install", v.Install)
+	}
+	w.field("source", v.Source)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// AgentsListResult: (1.2) The answer to `agents/list`.
+type AgentsListResult struct {
+	Agents []AgentEntry `json:"agents"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeAgentsListResult(raw json.RawMessage) (AgentsListResult, error) {
+	m, err := objectOf(raw, "AgentsListResult")
+	if err != nil {
+		return AgentsListResult{}, err
+	}
+	return decodeAgentsListResultFields(m)
+}
+
+func decodeAgentsListResultFields(m map[string]json.RawMessage) (AgentsListResult, error) {
+	var v AgentsListResult
+	var err error
+	if raw, ok := m["agents"]; ok {
+		if v.Agents, err = sliceOf(decodeAgentEntry)(raw); err != nil {
+			return v, fieldError("AgentsListResult", "agents", err)
+		}
+	} else {
+		return v, missingField("AgentsListResult", "agents")
+	}
+	v.Extra = extraFields(m, "agents")
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentsListResult strictly: required fields, types, consts are checked.
+func (v *AgentsListResult) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentsListResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentsListResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("agents", orEmptySlice(v.Agents))
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // SelectorCapabilities: Which session options the session honours.
 type SelectorCapabilities struct {
 	Model bool `json:"model"`
@@ -2047,6 +2527,10 @@ func (v SessionState) MarshalJSON() ([]byte, error) {
 
 // OpenResult: The answer to `session/open`.
 type OpenResult struct {
+	// (1.2) Present when the session was opened by `agent`: the `AgentSpec` it resolved to, exactly
+	// what runs, with every credential value replaced by `"<redacted>"` (R-AGENT-1).
+	Spec AgentSpec `json:"spec,omitempty"`
+
 	SessionID SessionId `json:"sessionId"`
 
 	// The agent's own session id, or `null` until the agent has told it (a `sessionInfo` event then
@@ -2076,6 +2560,11 @@ func decodeOpenResult(raw json.RawMessage) (OpenResult, error) {
 func decodeOpenResultFields(m map[string]json.RawMessage) (OpenResult, error) {
 	var v OpenResult
 	var err error
+	if raw, ok := m["spec"]; ok {
+		if v.Spec, err = decodeAgentSpec(raw); err != nil {
+			return v, fieldError("OpenResult", "spec", err)
+		}
+	}
 	if raw, ok := m["sessionId"]; ok {
 		if v.SessionID, err = decodeSessionId(raw); err != nil {
 			return v, fieldError("OpenResult", "sessionId", err)
@@ -2111,7 +2600,7 @@ func decodeOpenResultFields(m map[string]json.RawMessage) (OpenResult, error) {
 	} else {
 		return v, missingField("OpenResult", "sessionState")
 	}
-	v.Extra = extraFields(m, "sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState")
+	v.Extra = extraFields(m, "spec", "sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState")
 	return v, nil
 }
 
@@ -2128,6 +2617,9 @@ func (v *OpenResult) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the wire names; absent optional fields are left out.
 func (v OpenResult) MarshalJSON() ([]byte, error) {
 	var w objWriter
+	if v.Spec != nil {
+		w.field("spec", v.Spec)
+	}
 	w.field("sessionId", v.SessionID)
 	w.field("nativeSessionId", v.NativeSessionID)
 	w.field("capabilities", v.Capabilities)
@@ -4038,11 +4530,12 @@ const ErrorCodeInvalidUtf8 ErrorCode = "invalid_utf8"
 const ErrorCodeInvalidRequest ErrorCode = "invalid_request"
 const ErrorCodeMethodNotFound ErrorCode = "method_not_found"
 const ErrorCodeInternalError ErrorCode = "internal_error"
+const ErrorCodeUnknownAgent ErrorCode = "unknown_agent"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent:
 		return true
 	}
 	return false
@@ -4273,8 +4766,13 @@ func (v RpcDiscoverParams) MarshalJSON() ([]byte, error) {
 
 // SessionOpenParams: Params of `session/open`: Spawn an agent and open a session on it.
 type SessionOpenParams struct {
-	// What to run and how to speak to it.
-	Spec AgentSpec `json:"spec"`
+	// What to run and how to speak to it. Exactly one of `spec` and `agent` (1.2: before, `spec` was
+	// required); both or neither is `invalid_params`.
+	Spec AgentSpec `json:"spec,omitempty"`
+
+	// (1.2) A catalog agent by id (`agents/list`), resolved to an `AgentSpec` before anything starts;
+	// the open result's `spec` shows what runs. Exactly one of `spec` and `agent`.
+	Agent *AgentSelection `json:"agent,omitempty"`
 
 	// The session's working directory; overrides `spec.command.cwd`. Must be an existing directory.
 	// Default: the sidecar's own working directory.
@@ -4307,8 +4805,11 @@ func decodeSessionOpenParamsFields(m map[string]json.RawMessage) (SessionOpenPar
 		if v.Spec, err = decodeAgentSpec(raw); err != nil {
 			return v, fieldError("SessionOpenParams", "spec", err)
 		}
-	} else {
-		return v, missingField("SessionOpenParams", "spec")
+	}
+	if raw, ok := m["agent"]; ok {
+		if v.Agent, err = ptrOf(decodeAgentSelection)(raw); err != nil {
+			return v, fieldError("SessionOpenParams", "agent", err)
+		}
 	}
 	if raw, ok := m["cwd"]; ok {
 		if v.Cwd, err = ptrOf(decStringMin(1))(raw); err != nil {
@@ -4330,7 +4831,7 @@ func decodeSessionOpenParamsFields(m map[string]json.RawMessage) (SessionOpenPar
 			return v, fieldError("SessionOpenParams", "options", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOpenParams", "spec", "cwd", "env", "resume", "options"); err != nil {
+	if err := rejectUnknown(m, "SessionOpenParams", "spec", "agent", "cwd", "env", "resume", "options"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -4349,7 +4850,12 @@ func (v *SessionOpenParams) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the wire names; absent optional fields are left out.
 func (v SessionOpenParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("spec", v.Spec)
+	if v.Spec != nil {
+		w.field("spec", v.Spec)
+	}
+	if v.Agent != nil {
+		w.field("agent", v.Agent)
+	}
 	if v.Cwd != nil {
 		w.field("cwd", v.Cwd)
 	}
@@ -4535,6 +5041,54 @@ func (v *SessionCloseParams) UnmarshalJSON(data []byte) error {
 func (v SessionCloseParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("sessionId", v.SessionID)
+	return w.bytes()
+}
+
+// AgentsListParams: Params of `agents/list`: (1.2) The agents catalog, and which of its agents are
+// installed here.
+type AgentsListParams struct {
+	// Also run each installed program's `--version` (default false).
+	Probe *bool `json:"probe,omitempty"`
+}
+
+func decodeAgentsListParams(raw json.RawMessage) (AgentsListParams, error) {
+	m, err := objectOf(raw, "AgentsListParams")
+	if err != nil {
+		return AgentsListParams{}, err
+	}
+	return decodeAgentsListParamsFields(m)
+}
+
+func decodeAgentsListParamsFields(m map[string]json.RawMessage) (AgentsListParams, error) {
+	var v AgentsListParams
+	var err error
+	if raw, ok := m["probe"]; ok {
+		if v.Probe, err = ptrOf(decBool)(raw); err != nil {
+			return v, fieldError("AgentsListParams", "probe", err)
+		}
+	}
+	if err := rejectUnknown(m, "AgentsListParams", "probe"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentsListParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *AgentsListParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentsListParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentsListParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.Probe != nil {
+		w.field("probe", v.Probe)
+	}
 	return w.bytes()
 }
 
@@ -4770,6 +5324,16 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodePermissionPreset(data)
 	case "Lane":
 		return decodeLane(data)
+	case "AgentSelection":
+		return decodeAgentSelection(data)
+	case "AgentsListResult":
+		return decodeAgentsListResult(data)
+	case "AgentEntry":
+		return decodeAgentEntry(data)
+	case "AgentLane":
+		return decodeAgentLane(data)
+	case "AgentCredential":
+		return decodeAgentCredential(data)
 	case "OpenResult":
 		return decodeOpenResult(data)
 	case "Capabilities":
@@ -4848,6 +5412,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeSessionCancelParams(data)
 	case "SessionCloseParams":
 		return decodeSessionCloseParams(data)
+	case "AgentsListParams":
+		return decodeAgentsListParams(data)
 	case "SessionEventParams":
 		return decodeSessionEventParams(data)
 	case "PermissionRequest":

@@ -26,7 +26,7 @@ export abstract class HostMethods {
   }
 
   /** `session/open`: Spawn an agent and open a session on it. */
-  sessionOpen(params: T.SessionOpenParams, opts?: CallOptions): Promise<T.OpenResult> {
+  sessionOpen(params: T.SessionOpenParams = {}, opts?: CallOptions): Promise<T.OpenResult> {
     return this.request("session/open", params, opts) as Promise<T.OpenResult>;
   }
 
@@ -43,6 +43,11 @@ export abstract class HostMethods {
   /** `session/close`: Close the session: end its turn, then its agent's whole process tree. */
   sessionClose(params: T.SessionCloseParams, opts?: CallOptions): Promise<T.EmptyResult> {
     return this.request("session/close", params, opts) as Promise<T.EmptyResult>;
+  }
+
+  /** `agents/list`: (1.2) The agents catalog, and which of its agents are installed here. */
+  agentsList(params: T.AgentsListParams = {}, opts?: CallOptions): Promise<T.AgentsListResult> {
+    return this.request("agents/list", params, opts) as Promise<T.AgentsListResult>;
   }
 }
 

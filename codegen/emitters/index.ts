@@ -10,5 +10,6 @@ import { tsClientEmitter } from "./ts-client.js";
 import { codexEmitter } from "./codex.js";
 import { docsEmitter } from "./docs.js";
 import { errorsEmitter } from "./errors.js";
+import { catalogEmitter } from "./catalog.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, errorsEmitter, docsEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, errorsEmitter, docsEmitter, catalogEmitter];

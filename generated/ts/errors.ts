@@ -54,6 +54,7 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
   invalid_request: { rpcCode: -32600, message: "Invalid Request", retryable: false },
   method_not_found: { rpcCode: -32601, message: "Method not found", retryable: false },
   internal_error: { rpcCode: -32603, message: "Internal error", retryable: false },
+  unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false },
 };
 
 export interface ErrorOptions {
@@ -110,5 +111,7 @@ export function errorConstructors<E>(make: ErrorMaker<E>) {
     methodNotFound: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("method_not_found", stage, detail, opts),
     /** `internal_error`: JSON-RPC -32603 "Internal error". */
     internalError: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("internal_error", stage, detail, opts),
+    /** `unknown_agent`: JSON-RPC -32000 "Unknown agent". */
+    unknownAgent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unknown_agent", stage, detail, opts),
   };
 }

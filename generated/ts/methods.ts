@@ -4,7 +4,7 @@
 import type * as T from "./types.js";
 
 export const PROTOCOL = "a4aa.v1";
-export const SCHEMA_VERSION = "1.1.0";
+export const SCHEMA_VERSION = "1.2.0";
 
 export type Direction = "hostToSidecar" | "sidecarToHost";
 
@@ -49,6 +49,13 @@ export interface MethodTable {
   "session/close": {
     params: T.SessionCloseParams;
     result: T.EmptyResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
+  /** (1.2) The agents catalog, and which of its agents are installed here. */
+  "agents/list": {
+    params: T.AgentsListParams;
+    result: T.AgentsListResult;
     direction: "hostToSidecar";
     notification: false;
   };
@@ -145,6 +152,15 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     experimental: false,
     errorStage: "close",
     endsEventStream: true,
+  },
+  "agents/list": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "AgentsListParams",
+    resultType: "AgentsListResult",
+    experimental: false,
+    errorStage: "open",
+    endsEventStream: false,
   },
   "session/event": {
     direction: "sidecarToHost",

@@ -162,7 +162,8 @@ export type ErrorCode =
   | "invalid_utf8"
   | "invalid_request"
   | "method_not_found"
-  | "internal_error";
+  | "internal_error"
+  | "unknown_agent";
 /**
  * Where it went wrong.
  */
@@ -197,6 +198,11 @@ export interface A4AaProtocolTypes {
   Effort?: Effort;
   PermissionPreset?: PermissionPreset;
   Lane?: Lane;
+  AgentSelection?: AgentSelection;
+  AgentsListResult?: AgentsListResult;
+  AgentEntry?: AgentEntry;
+  AgentLane?: AgentLane;
+  AgentCredential?: AgentCredential;
   OpenResult?: OpenResult;
   Capabilities?: Capabilities;
   SelectorCapabilities?: SelectorCapabilities;
@@ -236,6 +242,7 @@ export interface A4AaProtocolTypes {
   SessionPromptParams?: SessionPromptParams;
   SessionCancelParams?: SessionCancelParams;
   SessionCloseParams?: SessionCloseParams;
+  AgentsListParams?: AgentsListParams;
   SessionEventParams?: SessionEventParams;
   PermissionRequest?: PermissionRequest;
 }
@@ -392,9 +399,98 @@ export interface SessionOptions {
   permission?: PermissionPreset;
 }
 /**
+ * (1.2) `session/open`'s `agent`: a catalog agent by id, plus what the host adds. Resolved to an `AgentSpec` before anything starts: the lane (given, else the first of the entry's lanes whose program is installed), its program and arguments, env policy `sanitized` inheriting `PATH HOME USER LOGNAME SHELL TERM TMPDIR TMP TEMP TZ LANG LANGUAGE LC_*`, the entry's non-secret settings, then `set`, then `credentials`.
+ */
+export interface AgentSelection {
+  /**
+   * The catalog id, e.g. `claude-code` (`agents/list`). Unknown: `unknown_agent`.
+   */
+  id: string;
+  lane?: Lane;
+  /**
+   * Run this program (a path, or a name on PATH) instead of the lane's; the lane's arguments stay.
+   */
+  program?: string;
+  /**
+   * Arguments appended after the lane's own.
+   */
+  args?: string[];
+  credentials?: EnvLiterals;
+  set?: EnvLiterals;
+  /**
+   * Names to inherit from the sidecar's environment beside the default ones; only the allowlist of R-ENV-1.
+   */
+  inherit?: string[];
+}
+/**
+ * (1.2) The answer to `agents/list`.
+ */
+export interface AgentsListResult {
+  agents: AgentEntry[];
+}
+/**
+ * (1.2) One agent of the catalog and what is installed of it here.
+ */
+export interface AgentEntry {
+  id: string;
+  name: string;
+  description?: string;
+  /**
+   * How it can be started, in order of preference.
+   */
+  lanes: AgentLane[];
+  /**
+   * The program of at least one lane is on the sidecar's PATH.
+   */
+  installed: boolean;
+  /**
+   * Where the default lane's program was found.
+   */
+  path?: string;
+  /**
+   * What its `--version` printed (only with `probe: true`).
+   */
+  version?: string;
+  /**
+   * The version a4aa was tested with.
+   */
+  testedVersion?: string;
+  /**
+   * The variables it reads for accounts and endpoints: the names `agent.credentials` may set.
+   */
+  credentials: AgentCredential[];
+  /**
+   * How to install it.
+   */
+  install?: string;
+  /**
+   * `builtin`, or the registry file it came from.
+   */
+  source: string;
+}
+/**
+ * (1.2) One way to start a catalog agent.
+ */
+export interface AgentLane {
+  lane: Lane;
+  driver?: CliDriver;
+  dialect?: RpcDialect;
+  program: string;
+  args: string[];
+}
+/**
+ * (1.2) A variable a catalog agent reads for an account or an endpoint.
+ */
+export interface AgentCredential {
+  name: string;
+  required: boolean;
+  description: string;
+}
+/**
  * The answer to `session/open`.
  */
 export interface OpenResult {
+  spec?: AgentSpec;
   sessionId: SessionId;
   /**
    * The agent's own session id, or `null` until the agent has told it (a `sessionInfo` event then carries it).
@@ -654,7 +750,8 @@ export interface RpcDiscoverParams {}
  * Params of `session/open`: Spawn an agent and open a session on it.
  */
 export interface SessionOpenParams {
-  spec: AgentSpec;
+  spec?: AgentSpec;
+  agent?: AgentSelection;
   /**
    * The session's working directory; overrides `spec.command.cwd`. Must be an existing directory. Default: the sidecar's own working directory.
    */
@@ -692,6 +789,15 @@ export interface SessionCancelParams {
  */
 export interface SessionCloseParams {
   sessionId: SessionId;
+}
+/**
+ * Params of `agents/list`: (1.2) The agents catalog, and which of its agents are installed here.
+ */
+export interface AgentsListParams {
+  /**
+   * Also run each installed program's `--version` (default false).
+   */
+  probe?: boolean;
 }
 /**
  * Params of `session/event`: Something the agent did or said, streamed to the host.

@@ -7,6 +7,9 @@ Usage:
                              print what happens (offline, no account needed)
   a4aa schema                print the a4aa.v1 OpenRPC document
   a4aa schema diff OLD NEW   judge the changes between two versions of the document
+  a4aa agents [--json] [--probe]
+                             the agents catalog, and what of it is installed here
+  a4aa doctor                check the agents here: one fix per problem
   a4aa --version             print the version
   a4aa --help                print this help
 
@@ -17,7 +20,7 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--log-level LEVEL]
+                  [--log-level LEVEL] [--registry FILE]...
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -33,5 +36,7 @@ Options:
   --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
                             before the turn is reported cancelled anyway (default 10000)
   --log-level LEVEL         error, warn (default), info or debug
+  --registry FILE           add the agents of an ACP registry document (registry.json
+                            format) to the catalog; repeatable. A malformed file stops serve
   --help                    print this help
 `;

@@ -21,6 +21,10 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./serve-command.js")).serveCommand(rest);
     case "schema":
       return (await import("./schema-command.js")).schemaCommand(rest);
+    case "agents":
+      return (await import("./agents-command.js")).agentsCommand(rest);
+    case "doctor":
+      return (await import("./doctor-command.js")).doctorCommand(rest);
     case "demo":
       return (await import("./demo-command.js")).demoCommand(rest);
     default:

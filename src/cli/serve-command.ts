@@ -5,8 +5,13 @@ import { createLogger, isLogLevel } from "../log.js";
 import { runServer } from "../server/server.js";
 import { SessionManager } from "../sessions/manager.js";
 import { packageVersion } from "../version.js";
+import { AgentCatalog } from "../catalog/catalog.js";
+import { RegistryFileError } from "../catalog/acp-registry.js";
+import { takeRegistryFlags } from "../catalog/registry-flag.js";
 
-export async function serveCommand(argv: string[]): Promise<number> {
+export async function serveCommand(argv0: string[]): Promise<number> {
+  const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
+  if (missing) throw new UsageError("option --registry needs a FILE", "a4aa serve --help");
   const { flags, positionals } = parseArgs(
     argv,
     {
@@ -14,6 +19,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       "permission-timeout": { value: true },
       "cancel-grace": { value: true },
       "log-level": { value: true },
+      registry: { value: true },
       help: {},
     },
     "a4aa serve --help",
@@ -39,6 +45,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const version = packageVersion();
+  let catalog: AgentCatalog;
+  try {
+    catalog = new AgentCatalog({ hostEnv: process.env, registryFiles, warn: (m) => logger.warn(m) });
+  } catch (e) {
+    if (!(e instanceof RegistryFileError)) throw e;
+    process.stderr.write(`a4aa serve: ${e.message}. Fix the file or leave out --registry ${e.file}.\n`);
+    return 2;
+  }
   logger.info(`a4aa ${version} serving a4aa.v1 on stdin/stdout (pid ${process.pid})`);
   const code = await runServer({
     input: process.stdin,
@@ -46,6 +60,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
+    agents: { list: (probe) => catalog.list(probe) },
     createSessions: (host) =>
       new SessionManager({
         host,
@@ -53,6 +68,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         version,
         hostEnv: process.env,
         trustHostEnv: flags["trust-host-env"] === true,
+        catalog,
         permissionTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
       }),

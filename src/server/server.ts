@@ -24,6 +24,8 @@ export interface ServerOptions {
   maxLineBytes?: number;
   /** Builds the session layer once the host channel exists. */
   createSessions: (host: HostChannel) => SessionService;
+  /** Answers `agents/list` (the agents catalog). */
+  agents: { list(probe?: boolean): Promise<ResultOf<"agents/list">> };
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
 }
@@ -75,6 +77,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     "session/prompt": (p) => sessions.prompt(p),
     "session/cancel": (p) => sessions.cancel(p),
     "session/close": (p) => sessions.close(p),
+    "agents/list": (p) => opts.agents.list(p.probe),
   };
 
   function dispatch(method: string, rawParams: unknown): unknown {

@@ -12,6 +12,8 @@ import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
 import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import type { SessionService } from "./service.js";
+import { AgentCatalog } from "../catalog/catalog.js";
+import { specForOpen } from "../catalog/open.js";
 import type { HostChannel } from "./host-channel.js";
 import { Session, type SessionTimings } from "./session.js";
 
@@ -26,6 +28,8 @@ export interface SessionManagerOptions {
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
+  /** The agents catalog that resolves `session/open {agent}` (default: the built-in one). */
+  catalog?: AgentCatalog;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
@@ -57,7 +61,7 @@ export class SessionManager implements SessionService {
   }
 
   async open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">> {
-    const spec = params.spec;
+    const { spec, shown } = specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
     const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
     let isDir = false;
     try {
@@ -110,6 +114,7 @@ export class SessionManager implements SessionService {
         capabilities: lane.capabilities,
         agentInfo: lane.agentInfo,
         sessionState: lane.sessionState,
+        ...(shown ? { spec: shown } : {}),
       };
     } catch (e) {
       if (session.state === "opening" || session.state === "closed") this.sessions.delete(id);

@@ -1,15 +1,14 @@
-"""Drives an ACP agent through `a4aa serve` (on PATH): python examples/host.py node agent.js"""
+"""Drives a catalog agent through `a4aa serve` (on PATH): python examples/host.py [AGENT-ID]"""
 
+import os
 import sys
 
 from a4aa import (
-    AcpAgentSpec,
+    AgentSelection,
     Client,
-    Command,
     MessageChunkEvent,
     PermissionRequest,
     PermissionSelected,
-    SanitizedEnvPolicy,
     ToolCallEvent,
 )
 
@@ -19,9 +18,10 @@ def allow(req: PermissionRequest) -> PermissionSelected:
 
 
 client = Client(["a4aa", "serve"], permission_handler=allow)
-env = SanitizedEnvPolicy(inherit=["PATH", "HOME"])
-spec = AcpAgentSpec(id="example", command=Command(program=sys.argv[1], args=sys.argv[2:], env=env))
-session = client.session_open(spec=spec).session_id
+agent_id = sys.argv[1] if len(sys.argv) > 1 else "example"  # `a4aa agents` lists the ids
+keys = {"ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY", "")}
+agent = AgentSelection(id=agent_id, credentials=keys if agent_id == "claude-code" else None)
+session = client.session_open(agent=agent).session_id
 out = client.session_prompt(session_id=session, text="Hello!")
 client.session_close(session_id=session)
 for event in client.events(session):  # in the order sent; ends after the close

@@ -40,10 +40,11 @@ test("params objects: refs as #/$defs, no empty required list, closed for host â
 
 test("the x- protocol facts are read and checked", () => {
   const m = parseModel(TEXT, SOURCE);
-  assert.deepEqual(
-    m.methods.filter((x) => x.direction === "hostToSidecar").map((x) => [x.name, x.errorStage]),
-    [["ping", "transport"], ["rpc.discover", "transport"], ["session/open", "open"], ["session/prompt", "prompt"], ["session/cancel", "cancel"], ["session/close", "close"]],
-  );
+  const stages = new Map(m.methods.filter((x) => x.direction === "hostToSidecar").map((x) => [x.name, x.errorStage]));
+  for (const [name, stage] of [["ping", "transport"], ["rpc.discover", "transport"], ["session/open", "open"], ["session/prompt", "prompt"], ["session/cancel", "cancel"], ["session/close", "close"]]) {
+    assert.equal(stages.get(name), stage, name);
+  }
+  assert.ok([...stages.values()].every((s) => typeof s === "string"), "every host â†’ sidecar method has its stage");
   assert.deepEqual(m.methods.filter((x) => x.endsEventStream).map((x) => x.name), ["session/close"]);
   assert.deepEqual(m.errorCodes.find((c) => c.code === "frame_too_large"), { code: "frame_too_large", rpcError: "InvalidRequest", rpcCode: -32600, message: "Frame too large", retryable: false });
 });

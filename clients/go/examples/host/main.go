@@ -1,11 +1,10 @@
-// Command host drives an ACP agent through `a4aa serve` (on PATH): go run ./examples/host node agent.js
+// Command host drives the bundled example agent through `a4aa serve` (on PATH): go run ./examples/host
 package main
 
 import (
 	"context"
 	"fmt"
 	"log"
-	"os"
 
 	a4aa "github.com/a4aa/a4aa/clients/go"
 )
@@ -16,8 +15,8 @@ func main() {
 		return a4aa.PermissionSelected{Selected: req.Options[0].OptionID}, nil
 	}
 	client := must(a4aa.Start(a4aa.Options{Permission: allow}))
-	open := must(client.SessionOpen(ctx, a4aa.SessionOpenParams{Spec: a4aa.AcpAgentSpec{ID: "example",
-		Command: a4aa.Command{Program: os.Args[1], Args: os.Args[2:], Env: a4aa.SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}}}}))
+	// The bundled agent; or e.g. {ID: "claude-code", Credentials: a4aa.EnvLiterals{"ANTHROPIC_API_KEY": key}}
+	open := must(client.SessionOpen(ctx, a4aa.SessionOpenParams{Agent: &a4aa.AgentSelection{ID: "example"}}))
 	out := must(client.SessionPrompt(ctx, a4aa.SessionPromptParams{SessionID: open.SessionID, Text: "Hello!"}))
 	must(client.SessionClose(ctx, a4aa.SessionCloseParams{SessionID: open.SessionID}))
 	for ev := range client.Events(open.SessionID) { // in the order sent; ends after the close

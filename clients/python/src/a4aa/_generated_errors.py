@@ -50,6 +50,7 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "invalid_request": ErrorCodeInfo(-32600, "Invalid Request", False),
     "method_not_found": ErrorCodeInfo(-32601, "Method not found", False),
     "internal_error": ErrorCodeInfo(-32603, "Internal error", False),
+    "unknown_agent": ErrorCodeInfo(-32000, "Unknown agent", False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
 
@@ -167,3 +168,8 @@ def method_not_found_error(stage: str, detail: Optional[str] = None, *, uncertai
 def internal_error_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
     """The `internal_error`: JSON-RPC -32603 "Internal error"."""
     return _make("internal_error", stage, detail, uncertain_effect)
+
+
+def unknown_agent_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `unknown_agent`: JSON-RPC -32000 "Unknown agent"."""
+    return _make("unknown_agent", stage, detail, uncertain_effect)

@@ -44,7 +44,8 @@ class HostMethods(abc.ABC):
     def session_open(
         self,
         *,
-        spec: p.AgentSpec,
+        spec: Optional[p.AgentSpec] = None,
+        agent: Optional[p.AgentSelection] = None,
         cwd: Optional[str] = None,
         env: Optional[p.EnvLiterals] = None,
         resume: Optional[str] = None,
@@ -52,7 +53,7 @@ class HostMethods(abc.ABC):
         timeout: Optional[float] = None,
     ) -> p.OpenResult:
         """`session/open`: Spawn an agent and open a session on it."""
-        params = p.SessionOpenParams(spec=spec, cwd=cwd, env=env, resume=resume, options=options)
+        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options)
         raw = self._request("session/open", params.to_json(), timeout)
         return p.OpenResult.from_json(raw, "OpenResult")
 
@@ -92,6 +93,17 @@ class HostMethods(abc.ABC):
         raw = self._request("session/close", params.to_json(), timeout)
         return p.EmptyResult.from_json(raw, "EmptyResult")
 
+    def agents_list(
+        self,
+        *,
+        probe: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> p.AgentsListResult:
+        """`agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""
+        params = p.AgentsListParams(probe=probe)
+        raw = self._request("agents/list", params.to_json(), timeout)
+        return p.AgentsListResult.from_json(raw, "AgentsListResult")
+
 
 class AsyncHostMethods(abc.ABC):
     """HostMethods for asyncio: the same calls, each a coroutine."""
@@ -123,7 +135,8 @@ class AsyncHostMethods(abc.ABC):
     async def session_open(
         self,
         *,
-        spec: p.AgentSpec,
+        spec: Optional[p.AgentSpec] = None,
+        agent: Optional[p.AgentSelection] = None,
         cwd: Optional[str] = None,
         env: Optional[p.EnvLiterals] = None,
         resume: Optional[str] = None,
@@ -131,7 +144,7 @@ class AsyncHostMethods(abc.ABC):
         timeout: Optional[float] = None,
     ) -> p.OpenResult:
         """`session/open`: Spawn an agent and open a session on it."""
-        params = p.SessionOpenParams(spec=spec, cwd=cwd, env=env, resume=resume, options=options)
+        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options)
         raw = await self._request("session/open", params.to_json(), timeout)
         return p.OpenResult.from_json(raw, "OpenResult")
 
@@ -170,6 +183,17 @@ class AsyncHostMethods(abc.ABC):
         params = p.SessionCloseParams(session_id=session_id)
         raw = await self._request("session/close", params.to_json(), timeout)
         return p.EmptyResult.from_json(raw, "EmptyResult")
+
+    async def agents_list(
+        self,
+        *,
+        probe: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> p.AgentsListResult:
+        """`agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""
+        params = p.AgentsListParams(probe=probe)
+        raw = await self._request("agents/list", params.to_json(), timeout)
+        return p.AgentsListResult.from_json(raw, "AgentsListResult")
 
 
 # Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).

@@ -12,7 +12,7 @@ from . import _codec as _c
 from ._codec import UNSET, Unset
 
 PROTOCOL = "a4aa.v1"
-SCHEMA_VERSION = "1.1.0"
+SCHEMA_VERSION = "1.2.0"
 
 SessionId = str
 """The sidecar's own session id: unique for the sidecar's lifetime, never reused."""
@@ -211,14 +211,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -910,6 +910,262 @@ _SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "
 
 
 @dataclass(kw_only=True)
+class AgentSelection:
+    """(1.2) `session/open`'s `agent`: a catalog agent by id, plus what the host adds. Resolved to an
+    `AgentSpec` before anything starts: the lane (given, else the first of the entry's lanes whose
+    program is installed), its program and arguments, env policy `sanitized` inheriting `PATH HOME
+    USER LOGNAME SHELL TERM TMPDIR TMP TEMP TZ LANG LANGUAGE LC_*`, the entry's non-secret settings,
+    then `set`, then `credentials`.
+    """
+    id: str
+    """The catalog id, e.g. `claude-code` (`agents/list`). Unknown: `unknown_agent`."""
+    lane: Optional[Lane] = None
+    """One of the entry's lanes; another one is `unsupported_selector`. Default: the first whose
+    program is installed.
+    """
+    program: Optional[str] = None
+    """Run this program (a path, or a name on PATH) instead of the lane's; the lane's arguments stay."""
+    args: Optional[List[str]] = None
+    """Arguments appended after the lane's own."""
+    credentials: Optional[EnvLiterals] = None
+    """Literal values of the entry's declared credential variables (`agents/list` `credentials`); any
+    other name is `env_refused`. Redacted in the open result.
+    """
+    set: Optional[EnvLiterals] = None
+    """More literal variables (endpoints, config folders), set after the entry's settings."""
+    inherit: Optional[List[str]] = None
+    """Names to inherit from the sidecar's environment beside the default ones; only the allowlist of
+    R-ENV-1.
+    """
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["id"] = _c.encode(self.id)
+        if self.lane is not None:
+            out["lane"] = _c.encode(self.lane)
+        if self.program is not None:
+            out["program"] = _c.encode(self.program)
+        if self.args is not None:
+            out["args"] = _c.encode(self.args)
+        if self.credentials is not None:
+            out["credentials"] = _c.encode(self.credentials)
+        if self.set is not None:
+            out["set"] = _c.encode(self.set)
+        if self.inherit is not None:
+            out["inherit"] = _c.encode(self.inherit)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentSelection") -> AgentSelection:
+        """Decodes and checks one AgentSelection; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentSelection:
+        _c.reject_unknown(d, _AgentSelection_FIELDS, path)
+        return cls(
+            id=_c.required(d, "id", path, _c.string_min(1)),
+            lane=_c.optional(d, "lane", path, _decode_Lane, None),
+            program=_c.optional(d, "program", path, _c.string_min(1), None),
+            args=_c.optional(d, "args", path, _c.array_of(_c.STRING), None),
+            credentials=_c.optional(d, "credentials", path, _decode_EnvLiterals, None),
+            set=_c.optional(d, "set", path, _decode_EnvLiterals, None),
+            inherit=_c.optional(d, "inherit", path, _c.array_of(_c.STRING), None),
+        )
+
+
+_AgentSelection_FIELDS: FrozenSet[str] = frozenset({"id", "lane", "program", "args", "credentials", "set", "inherit"})
+
+
+@dataclass(kw_only=True)
+class AgentLane:
+    """(1.2) One way to start a catalog agent."""
+    lane: Lane
+    program: str
+    args: List[str]
+    driver: Optional[CliDriver] = None
+    dialect: Optional[RpcDialect] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["lane"] = _c.encode(self.lane)
+        if self.driver is not None:
+            out["driver"] = _c.encode(self.driver)
+        if self.dialect is not None:
+            out["dialect"] = _c.encode(self.dialect)
+        out["program"] = _c.encode(self.program)
+        out["args"] = _c.encode(self.args)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentLane") -> AgentLane:
+        """Decodes and checks one AgentLane; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentLane:
+        return cls(
+            lane=_c.required(d, "lane", path, _decode_Lane),
+            driver=_c.optional(d, "driver", path, _decode_CliDriver, None),
+            dialect=_c.optional(d, "dialect", path, _decode_RpcDialect, None),
+            program=_c.required(d, "program", path, _c.string_min(1)),
+            args=_c.required(d, "args", path, _c.array_of(_c.STRING)),
+            extra=_c.extra(d, _AgentLane_FIELDS),
+        )
+
+
+_AgentLane_FIELDS: FrozenSet[str] = frozenset({"lane", "driver", "dialect", "program", "args"})
+
+
+@dataclass(kw_only=True)
+class AgentCredential:
+    """(1.2) A variable a catalog agent reads for an account or an endpoint."""
+    name: str
+    required: bool
+    description: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["name"] = _c.encode(self.name)
+        out["required"] = _c.encode(self.required)
+        out["description"] = _c.encode(self.description)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentCredential") -> AgentCredential:
+        """Decodes and checks one AgentCredential; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentCredential:
+        return cls(
+            name=_c.required(d, "name", path, _c.string_min(1)),
+            required=_c.required(d, "required", path, _c.BOOLEAN),
+            description=_c.required(d, "description", path, _c.STRING),
+            extra=_c.extra(d, _AgentCredential_FIELDS),
+        )
+
+
+_AgentCredential_FIELDS: FrozenSet[str] = frozenset({"name", "required", "description"})
+
+
+@dataclass(kw_only=True)
+class AgentEntry:
+    """(1.2) One agent of the catalog and what is installed of it here."""
+    id: str
+    name: str
+    lanes: List[AgentLane]
+    """How it can be started, in order of preference."""
+    installed: bool
+    """The program of at least one lane is on the sidecar's PATH."""
+    credentials: List[AgentCredential]
+    """The variables it reads for accounts and endpoints: the names `agent.credentials` may set."""
+    source: str
+    """`builtin`, or the registry file it came from."""
+    description: Optional[str] = None
+    path: Optional[str] = None
+    """Where the default lane's program was found."""
+    version: Optional[str] = None
+    """What its `--version` printed (only with `probe: true`)."""
+    tested_version: Optional[str] = None
+    """The version a4aa was tested with."""
+    install: Optional[str] = None
+    """How to install it."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["id"] = _c.encode(self.id)
+        out["name"] = _c.encode(self.name)
+        if self.description is not None:
+            out["description"] = _c.encode(self.description)
+        out["lanes"] = _c.encode(self.lanes)
+        out["installed"] = _c.encode(self.installed)
+        if self.path is not None:
+            out["path"] = _c.encode(self.path)
+        if self.version is not None:
+            out["version"] = _c.encode(self.version)
+        if self.tested_version is not None:
+            out["testedVersion"] = _c.encode(self.tested_version)
+        out["credentials"] = _c.encode(self.credentials)
+        if self.install is not None:
+            out["install"] = _c.encode(self.install)
+        out["source"] = _c.encode(self.source)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentEntry") -> AgentEntry:
+        """Decodes and checks one AgentEntry; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentEntry:
+        return cls(
+            id=_c.required(d, "id", path, _c.string_min(1)),
+            name=_c.required(d, "name", path, _c.string_min(1)),
+            description=_c.optional(d, "description", path, _c.STRING, None),
+            lanes=_c.required(d, "lanes", path, _c.array_of(AgentLane.from_json)),
+            installed=_c.required(d, "installed", path, _c.BOOLEAN),
+            path=_c.optional(d, "path", path, _c.STRING, None),
+            version=_c.optional(d, "version", path, _c.STRING, None),
+            tested_version=_c.optional(d, "testedVersion", path, _c.STRING, None),
+            credentials=_c.required(d, "credentials", path, _c.array_of(AgentCredential.from_json)),
+            install=_c.optional(d, "install", path, _c.STRING, None),
+            source=_c.required(d, "source", path, _c.string_min(1)),
+            extra=_c.extra(d, _AgentEntry_FIELDS),
+        )
+
+
+_AgentEntry_FIELDS: FrozenSet[str] = frozenset({"id", "name", "description", "lanes", "installed", "path", "version", "testedVersion", "credentials", "install", "source"})
+
+
+@dataclass(kw_only=True)
+class AgentsListResult:
+    """(1.2) The answer to `agents/list`."""
+    agents: List[AgentEntry]
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["agents"] = _c.encode(self.agents)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentsListResult") -> AgentsListResult:
+        """Decodes and checks one AgentsListResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentsListResult:
+        return cls(
+            agents=_c.required(d, "agents", path, _c.array_of(AgentEntry.from_json)),
+            extra=_c.extra(d, _AgentsListResult_FIELDS),
+        )
+
+
+_AgentsListResult_FIELDS: FrozenSet[str] = frozenset({"agents"})
+
+
+@dataclass(kw_only=True)
 class SelectorCapabilities:
     """Which session options the session honours."""
     model: bool
@@ -1092,12 +1348,18 @@ class OpenResult:
     """The agent's name and version (ACP), else `null`."""
     session_state: Optional[SessionState]
     """Modes, models and config options the agent returned (ACP), else `null`."""
+    spec: Optional[AgentSpec] = None
+    """(1.2) Present when the session was opened by `agent`: the `AgentSpec` it resolved to, exactly
+    what runs, with every credential value replaced by `"<redacted>"` (R-AGENT-1).
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
         out: Dict[str, Any] = {}
+        if self.spec is not None:
+            out["spec"] = _c.encode(self.spec)
         out["sessionId"] = _c.encode(self.session_id)
         out["nativeSessionId"] = _c.encode(self.native_session_id)
         out["capabilities"] = _c.encode(self.capabilities)
@@ -1115,6 +1377,7 @@ class OpenResult:
     @classmethod
     def _from_obj(cls, d: Dict[str, Any], path: str) -> OpenResult:
         return cls(
+            spec=_c.optional(d, "spec", path, _decode_AgentSpec, None),
             session_id=_c.required(d, "sessionId", path, _decode_SessionId),
             native_session_id=_c.required(d, "nativeSessionId", path, _c.nullable(_c.STRING)),
             capabilities=_c.required(d, "capabilities", path, Capabilities.from_json),
@@ -1124,7 +1387,7 @@ class OpenResult:
         )
 
 
-_OpenResult_FIELDS: FrozenSet[str] = frozenset({"sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState"})
+_OpenResult_FIELDS: FrozenSet[str] = frozenset({"spec", "sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState"})
 
 
 @dataclass(kw_only=True)
@@ -1990,8 +2253,14 @@ _RpcDiscoverParams_FIELDS: FrozenSet[str] = frozenset({})
 @dataclass(kw_only=True)
 class SessionOpenParams:
     """Params of `session/open`: Spawn an agent and open a session on it."""
-    spec: AgentSpec
-    """What to run and how to speak to it."""
+    spec: Optional[AgentSpec] = None
+    """What to run and how to speak to it. Exactly one of `spec` and `agent` (1.2: before, `spec` was
+    required); both or neither is `invalid_params`.
+    """
+    agent: Optional[AgentSelection] = None
+    """(1.2) A catalog agent by id (`agents/list`), resolved to an `AgentSpec` before anything starts;
+    the open result's `spec` shows what runs. Exactly one of `spec` and `agent`.
+    """
     cwd: Optional[str] = None
     """The session's working directory; overrides `spec.command.cwd`. Must be an existing directory.
     Default: the sidecar's own working directory.
@@ -2010,7 +2279,10 @@ class SessionOpenParams:
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
         out: Dict[str, Any] = {}
-        out["spec"] = _c.encode(self.spec)
+        if self.spec is not None:
+            out["spec"] = _c.encode(self.spec)
+        if self.agent is not None:
+            out["agent"] = _c.encode(self.agent)
         if self.cwd is not None:
             out["cwd"] = _c.encode(self.cwd)
         if self.env is not None:
@@ -2030,7 +2302,8 @@ class SessionOpenParams:
     def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionOpenParams:
         _c.reject_unknown(d, _SessionOpenParams_FIELDS, path)
         return cls(
-            spec=_c.required(d, "spec", path, _decode_AgentSpec),
+            spec=_c.optional(d, "spec", path, _decode_AgentSpec, None),
+            agent=_c.optional(d, "agent", path, AgentSelection.from_json, None),
             cwd=_c.optional(d, "cwd", path, _c.string_min(1), None),
             env=_c.optional(d, "env", path, _decode_EnvLiterals, None),
             resume=_c.optional(d, "resume", path, _c.string_min(1), None),
@@ -2038,7 +2311,7 @@ class SessionOpenParams:
         )
 
 
-_SessionOpenParams_FIELDS: FrozenSet[str] = frozenset({"spec", "cwd", "env", "resume", "options"})
+_SessionOpenParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "cwd", "env", "resume", "options"})
 
 
 @dataclass(kw_only=True)
@@ -2134,6 +2407,35 @@ class SessionCloseParams:
 
 
 _SessionCloseParams_FIELDS: FrozenSet[str] = frozenset({"sessionId"})
+
+
+@dataclass(kw_only=True)
+class AgentsListParams:
+    """Params of `agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""
+    probe: Optional[bool] = None
+    """Also run each installed program's `--version` (default false)."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.probe is not None:
+            out["probe"] = _c.encode(self.probe)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentsListParams") -> AgentsListParams:
+        """Decodes and checks one AgentsListParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentsListParams:
+        _c.reject_unknown(d, _AgentsListParams_FIELDS, path)
+        return cls(
+            probe=_c.optional(d, "probe", path, _c.BOOLEAN, None),
+        )
+
+
+_AgentsListParams_FIELDS: FrozenSet[str] = frozenset({"probe"})
 
 
 @dataclass(kw_only=True)
@@ -2407,6 +2709,11 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "Effort": _decode_Effort,
     "PermissionPreset": _decode_PermissionPreset,
     "Lane": _decode_Lane,
+    "AgentSelection": AgentSelection.from_json,
+    "AgentsListResult": AgentsListResult.from_json,
+    "AgentEntry": AgentEntry.from_json,
+    "AgentLane": AgentLane.from_json,
+    "AgentCredential": AgentCredential.from_json,
     "OpenResult": OpenResult.from_json,
     "Capabilities": Capabilities.from_json,
     "SelectorCapabilities": SelectorCapabilities.from_json,
@@ -2446,6 +2753,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "SessionPromptParams": SessionPromptParams.from_json,
     "SessionCancelParams": SessionCancelParams.from_json,
     "SessionCloseParams": SessionCloseParams.from_json,
+    "AgentsListParams": AgentsListParams.from_json,
     "SessionEventParams": SessionEventParams.from_json,
     "PermissionRequest": PermissionRequest.from_json,
 }
@@ -2501,6 +2809,11 @@ __all__ = [
     "PermissionPreset",
     "SessionOptions",
     "Lane",
+    "AgentSelection",
+    "AgentLane",
+    "AgentCredential",
+    "AgentEntry",
+    "AgentsListResult",
     "SelectorCapabilities",
     "Capabilities",
     "AgentInfo",
@@ -2548,6 +2861,7 @@ __all__ = [
     "SessionPromptParams",
     "SessionCancelParams",
     "SessionCloseParams",
+    "AgentsListParams",
     "SessionEventParams",
     "PermissionRequest",
 ]
