@@ -11,7 +11,7 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from "./depth.js";
 import { JsonRpcPeer, needsSourceText, type PeerOptions, type RequestOptions } from "./json-rpc.js";
 import { LineReader, isBlank } from "./line-reader.js";
 import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
-import { rawIds } from "./raw-id.js";
+import { rawMembers } from "./raw-id.js";
 
 /** Why a line is not a message. */
 export type BadLineKind = "frame_too_large" | "invalid_utf8" | "parse_error" | "too_deep" | "not_object";
@@ -22,7 +22,7 @@ export interface BadLine {
   detail: string;
   /** The line's text (absent for frame_too_large and invalid_utf8). */
   text?: string;
-  /** too_deep: the raw text of the line's top-level `id`, when it is a plain string or number. */
+  /** too_deep: the raw text of the `id` of a request (a string or a number), to answer it by. */
   rawId?: string;
   /** frame_too_large: the line's length in bytes. */
   bytes?: number;
@@ -86,7 +86,7 @@ export class NdjsonPeer {
         }
         // Before JSON.parse: nothing recursive may ever see such a value.
         if (nestsDeeperThan(text, maxDepth)) {
-          o.onBadLine({ kind: "too_deep", detail: `the message nests deeper than ${maxDepth} levels`, text, rawId: shallowId(text) });
+          o.onBadLine({ kind: "too_deep", detail: `the message nests deeper than ${maxDepth} levels`, text, rawId: requestId(text) });
           return SKIP;
         }
         try {
@@ -180,16 +180,17 @@ export class NdjsonPeer {
   }
 }
 
-/** The raw text of a too-deep line's top-level `id` when it is a plain string or number. */
-function shallowId(text: string): string | undefined {
-  let id: string | undefined;
+/** The raw id of a too-deep line that is a request (`method` a string, `id` a string or number). */
+function requestId(text: string): string | undefined {
+  let m: Map<string, string>;
   try {
-    const r = rawIds(text);
-    id = typeof r === "string" ? r : undefined;
+    m = rawMembers(text, 0, "id", "method");
   } catch {
     return undefined;
   }
-  if (id === undefined || id.length > 1024) return undefined;
+  const id = m.get("id");
+  const method = m.get("method");
+  if (id === undefined || method === undefined || id.length > 1024 || method.charCodeAt(0) !== 34) return undefined;
   try {
     const v: unknown = JSON.parse(id);
     return typeof v === "string" || typeof v === "number" ? id : undefined;

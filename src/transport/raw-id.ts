@@ -54,10 +54,18 @@ function skipValue(s: string, i: number): number {
 
 /** The raw text of the top-level `id` member of the object starting at `i`, if any. */
 function rawIdOfObject(s: string, i: number): string | undefined {
+  return rawMembers(s, i, "id").get("id");
+}
+
+/**
+ * The raw text of the top-level members `names` of the object at `i` (the last duplicate
+ * wins, as in JSON.parse). Iterative: the text may nest to any depth.
+ */
+export function rawMembers(s: string, i: number, ...names: string[]): Map<string, string> {
+  const found = new Map<string, string>();
   i = skipWs(s, i);
-  if (s[i] !== "{") return undefined;
+  if (s[i] !== "{") return found;
   i++;
-  let found: string | undefined;
   for (;;) {
     i = skipWs(s, i);
     if (i >= s.length || s[i] === "}") return found;
@@ -66,7 +74,7 @@ function rawIdOfObject(s: string, i: number): string | undefined {
     i = skipWs(s, keyEnd) + 1;
     const vStart = skipWs(s, i);
     const vEnd = skipValue(s, vStart);
-    if (key === "id") found = s.slice(vStart, vEnd); // the last duplicate wins, as in JSON.parse
+    if (names.includes(key)) found.set(key, s.slice(vStart, vEnd));
     i = skipWs(s, vEnd);
     if (s[i] === ",") i++;
     else return found;
