@@ -33,6 +33,8 @@ export interface HostOptions {
   maxLineBytes?: number;
   /** Sees every line both ways (`out`: to the sidecar), as the transcript does. */
   onLine?: (dir: "in" | "out", line: string) => void;
+  /** Every message the sidecar sends, parsed, as it arrives. */
+  onMessage?: (msg: RpcMessage) => void;
 }
 
 /** JSON with object keys sorted: ids compare as JSON values. */
@@ -93,6 +95,7 @@ export class TestHost {
         const msg = m as RpcMessage;
         this.received.push(msg);
         if (msg && typeof msg === "object" && msg.method === undefined && typeof msg.id === "number") this.answers.set(msg.id, msg);
+        opts.onMessage?.(msg);
         this.wake();
       },
       onPermission: (params) => this.answerPermission(params),
