@@ -37,16 +37,13 @@ export interface HostOptions {
   onMessage?: (msg: RpcMessage) => void;
 }
 
-/** JSON with object keys sorted: ids compare as JSON values. */
-export function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (v && typeof v === "object") {
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "undefined";
+/** `node <script> args…` with the sanitized env the tests use, tagged with `marker`. */
+export function markedNodeCommand(script: string, args: string[], marker: string) {
+  return {
+    program: process.execPath,
+    args: [script, ...args],
+    env: { policy: "sanitized" as const, inherit: ["PATH", "HOME"], set: { A4AA_TEST_MARKER: marker } },
+  };
 }
 
 export class TestHost {
@@ -164,12 +161,12 @@ export class TestHost {
   }
 
   private async callWithId(method: string, params: unknown, id: unknown): Promise<RpcMessage> {
-    const key = canonical(id);
+    const key = JSON.stringify(id);
     const from = this.received.length;
     this.write({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
     let hit: RpcMessage | undefined;
     await this.waitFor(
-      () => (hit = this.received.slice(from).find((m) => m && m.method === undefined && "id" in m && canonical(m.id) === key)) !== undefined || this.exitCode !== null,
+      () => (hit = this.received.slice(from).find((m) => m && m.method === undefined && "id" in m && JSON.stringify(m.id) === key)) !== undefined || this.exitCode !== null,
       600_000,
       `the answer to ${method} id ${key}`,
     );

@@ -2,7 +2,7 @@
 // with this suite's defaults, and the agent specs the tests use.
 import { fileURLToPath } from "node:url";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { CLI, TestHost, type HostOptions, type PermissionAnswer, type RpcMessage } from "./host.js";
+import { CLI, TestHost, markedNodeCommand, type HostOptions, type PermissionAnswer, type RpcMessage } from "./host.js";
 import { killAll, newMarker, processesWithMarker, waitGone } from "./procs.js";
 
 export { CLI, newMarker, processesWithMarker, type PermissionAnswer, type RpcMessage };
@@ -20,28 +20,11 @@ export class TestSidecar extends TestHost {
 }
 
 export function fakeAgentSpec(marker: string, flags: string[] = [], extra: Partial<AgentSpec> = {}): AgentSpec {
-  return {
-    id: "fake",
-    lane: "acp",
-    command: {
-      program: process.execPath,
-      args: [FAKE_ACP_AGENT, ...flags],
-      env: { policy: "sanitized", inherit: ["PATH", "HOME"], set: { A4AA_TEST_MARKER: marker } },
-    },
-    ...extra,
-  } as AgentSpec;
+  return { id: "fake", lane: "acp", command: markedNodeCommand(FAKE_ACP_AGENT, flags, marker), ...extra } as AgentSpec;
 }
 
 export function exampleAgentSpec(marker: string, args: string[] = ["--delay-ms", "1"]): AgentSpec {
-  return {
-    id: "example",
-    lane: "acp",
-    command: {
-      program: process.execPath,
-      args: [EXAMPLE_AGENT, ...args],
-      env: { policy: "sanitized", inherit: ["PATH", "HOME"], set: { A4AA_TEST_MARKER: marker } },
-    },
-  };
+  return { id: "example", lane: "acp", command: markedNodeCommand(EXAMPLE_AGENT, args, marker) };
 }
 
 /** Waits until no process carries `marker`; returns the survivors after `timeoutMs`. */
