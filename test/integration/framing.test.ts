@@ -274,6 +274,8 @@ const conn = serveAgent({
   "session/prompt": (p) => {
     conn.writeRaw('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"deep-1","update":{"sessionUpdate":"agent_message_chunk","content":' + deep + '}}}');
     conn.writeRaw('{"deep":' + deep + '}');
+    // Just under the limit: a legitimate message, handled like any other.
+    conn.update("deep-1", { sessionUpdate: "tool_call", toolCallId: "t1", title: "deep", kind: "other", status: "pending", rawInput: JSON.parse("[".repeat(990) + "]".repeat(990)) });
     conn.update("deep-1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "still here" } });
     return { stopReason: "end_turn" };
   },
@@ -293,6 +295,7 @@ const conn = serveAgent({
   assert.equal(raws.length, 2);
   assert.ok(raws.every((e) => typeof e.payload === "string" && e.payload.length > 2 * DEEP));
   assert.ok(events.some((e) => e.type === "messageChunk" && e.text === "still here"));
+  assert.ok(events.some((e) => e.type === "toolCall" && e.toolCallId === "t1"), "a message 993 levels deep is served");
   assert.equal((await s.call("ping", {})).result.protocol, "a4aa.v1");
   await s.ok("session/close", { sessionId: sid });
   assert.equal(await s.end(), 0);
