@@ -7,8 +7,9 @@ export const MAX_JSON_DEPTH = 1000;
 
 /** True when `text` opens more than `max` arrays/objects inside one another (strings skipped). */
 export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boolean {
-  // Every level takes at least one character.
-  if (text.length <= max) return false;
+  // Every level takes at least one character, and one `[` or `{`: most lines, big ones too,
+  // are cleared by these two memchr-fast counts without reading their strings.
+  if (text.length <= max || count(text, "[", max) + count(text, "{", max) <= max) return false;
   let depth = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
@@ -28,4 +29,11 @@ export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boo
     } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
   }
   return false;
+}
+
+/** How often `ch` occurs in `text`, counting no further than just past `limit`. */
+function count(text: string, ch: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) if (++n > limit) break;
+  return n;
 }
