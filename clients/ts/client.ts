@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams } from "../../generated/ts/types.js";
 import { RpcHandlerError, RpcResponseError } from "../../src/transport/json-rpc.js";
+import { MAX_JSON_DEPTH } from "../../src/transport/depth.js";
 import { NdjsonPeer } from "../../src/transport/ndjson-peer.js";
 import { A4aaError } from "./errors.js";
 import { EventStream } from "./events.js";
@@ -86,6 +87,9 @@ export class A4aaClient extends HostMethods {
       input: this.proc.stdout,
       output: this.proc.stdin,
       maxLineBytes: opts.maxLineBytes ?? 1 << 30,
+      // The sidecar refuses input nested deeper than MAX_JSON_DEPTH; what it sends wraps that
+      // in a few levels of its own. Nothing here walks a message recursively.
+      maxDepth: 2 * MAX_JSON_DEPTH,
       checkUtf8: true,
       // One write per message: close() may end stdin right after a call.
       batchWrites: false,

@@ -126,7 +126,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
       peer.stopReading();
       for (const s of signals) process.off(s, onSignal);
       // Calls still waiting on the host (permission requests) fail closed.
-      peer.close(errors.peerClosed("transport", `the host's stdin closed (${why})`));
+      peer.close(errors.peerClosed("transport", `the host connection ended (${why})`));
       let clean = true;
       try {
         clean = await sessions.closeAll();
