@@ -98,13 +98,9 @@ export class LineReader {
   private append(chunk: Buffer, start: number, end: number): void {
     const n = end - start;
     if (this.discarding) {
+      // The chunks streaming by are garbage at once: memory stays bounded by the limit.
       this.discarded += n;
-      this.sinceGc += n;
-      if (this.sinceGc >= YOUNG_GC_EVERY) {
-        // The chunks streaming by are garbage at once: memory stays bounded by the limit.
-        this.sinceGc = 0;
-        reclaimYoung();
-      }
+      this.passed(n);
       return;
     }
     // +1: the line may still end in a `\r` that does not count against the limit.
@@ -125,15 +121,20 @@ export class LineReader {
       if (this.size + n > this.stage.length) this.grow(this.size + n);
       chunk.copy(this.stage, this.size, start, end);
       this.size += n;
-      this.sinceGc += n;
-      if (this.sinceGc >= YOUNG_GC_EVERY) {
-        this.sinceGc = 0;
-        reclaimYoung();
-      }
+      this.passed(n);
       return;
     }
     this.parts.push(chunk.subarray(start, end));
     this.size += n;
+  }
+
+  /** `n` more bytes of read chunks are no longer needed: collect them every few MiB. */
+  private passed(n: number): void {
+    this.sinceGc += n;
+    if (this.sinceGc >= YOUNG_GC_EVERY) {
+      this.sinceGc = 0;
+      reclaimYoung();
+    }
   }
 
   private startStage(needed: number): void {
