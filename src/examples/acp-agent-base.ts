@@ -1,8 +1,8 @@
 // The agent side of an ACP stdio connection, on a4aa's own transport: for the bundled
 // example agent and the test fixtures. Not part of the sidecar's runtime path.
 import { RpcErrorCode, RpcHandlerError, type RpcErrorObject } from "../errors.js";
-import { JsonRpcPeer } from "../transport/json-rpc.js";
-import { LineReader } from "../transport/line-reader.js";
+import type { JsonRpcPeer } from "../transport/json-rpc.js";
+import { NdjsonPeer } from "../transport/ndjson-peer.js";
 
 export type Handler = (params: Record<string, unknown>) => unknown;
 
@@ -20,12 +20,13 @@ export function serveAgent(
   notifications: Record<string, (params: Record<string, unknown>) => void>,
   opts: { onEnd?: () => void } = {},
 ): AgentConnection {
-  const out = process.stdout;
-  const writeRaw = (line: string) => {
-    out.write(line + "\n");
-  };
-  const peer = new JsonRpcPeer({
-    sendLine: writeRaw,
+  const link: NdjsonPeer = new NdjsonPeer({
+    input: process.stdin,
+    output: process.stdout,
+    maxLineBytes: 256 * 1024 * 1024,
+    checkUtf8: true,
+    // One write per message: a fixture may exit right after one.
+    batchWrites: false,
     requireVersion: false,
     writeVersion: true,
     allowBatch: false,
@@ -38,25 +39,15 @@ export function serveAgent(
     toRpcError: (e): RpcErrorObject =>
       e instanceof RpcHandlerError ? e.toRpcError() : { code: RpcErrorCode.InternalError, message: (e as Error)?.message ?? String(e) },
     invalidRequest: (reason) => ({ code: RpcErrorCode.InvalidRequest, message: reason }),
-  });
-  const reader = new LineReader({
-    maxLineBytes: 256 * 1024 * 1024,
-    onOversize: () => undefined,
-    onLine: (line) => {
-      if (line.length === 0) return;
-      try {
-        peer.handle(JSON.parse(line.toString("utf8")));
-      } catch {
-        process.stderr.write(`agent: ignored a line that is not JSON\n`);
-      }
+    onBadLine: (bad) => process.stderr.write(`agent: ignored a line (${bad.detail})\n`),
+    onEnd: () => {
+      link.close(new Error("stdin closed"));
+      opts.onEnd?.();
     },
+    onWriteError: () => undefined,
   });
-  process.stdin.on("data", (c: Buffer) => reader.push(c));
-  process.stdin.on("end", () => {
-    reader.end();
-    peer.close(new Error("stdin closed"));
-    opts.onEnd?.();
-  });
+  const peer = link.rpc;
+  const writeRaw = (line: string) => link.writeLine(line);
   return {
     peer,
     update: (sessionId, update) => peer.notify("session/update", { sessionId, update }),

@@ -52,22 +52,14 @@ export class LineReader {
         this.append(chunk, start, len);
         return;
       }
-      if (this.discarding) {
-        const total = this.discarded + (nl - start);
-        this.discarding = false;
-        this.discarded = 0;
-        this.opts.onOversize(total);
-      } else if (this.parts.length === 0 && this.stage === null) {
+      if (this.discarding) this.endDiscard(nl - start);
+      else if (this.parts.length === 0 && this.stage === null) {
         this.emit(chunk.subarray(start, nl));
       } else {
         if (nl > start) this.append(chunk, start, nl);
-        if (this.discarding) {
-          // The last piece took the line over the limit.
-          const total = this.discarded;
-          this.discarding = false;
-          this.discarded = 0;
-          this.opts.onOversize(total);
-        } else this.emit(this.takeLine());
+        // The last piece may have taken the line over the limit.
+        if (this.discarding) this.endDiscard(0);
+        else this.emit(this.takeLine());
       }
       start = nl + 1;
     }
@@ -75,14 +67,16 @@ export class LineReader {
 
   /** The stream ended: a last line without `\n` still counts. */
   end(): void {
-    if (this.discarding) {
-      const total = this.discarded;
-      this.discarding = false;
-      this.discarded = 0;
-      this.opts.onOversize(total);
-      return;
-    }
-    if (this.parts.length || this.stage) this.emit(this.takeLine());
+    if (this.discarding) this.endDiscard(0);
+    else if (this.parts.length || this.stage) this.emit(this.takeLine());
+  }
+
+  /** The discarded line ended after `more` further bytes: report it, read normally again. */
+  private endDiscard(more: number): void {
+    const total = this.discarded + more;
+    this.discarding = false;
+    this.discarded = 0;
+    this.opts.onOversize(total);
   }
 
   /** The unfinished line as one buffer; the reader lets go of it. */
@@ -104,13 +98,9 @@ export class LineReader {
   private append(chunk: Buffer, start: number, end: number): void {
     const n = end - start;
     if (this.discarding) {
+      // The chunks streaming by are garbage at once: memory stays bounded by the limit.
       this.discarded += n;
-      this.sinceGc += n;
-      if (this.sinceGc >= YOUNG_GC_EVERY) {
-        // The chunks streaming by are garbage at once: memory stays bounded by the limit.
-        this.sinceGc = 0;
-        reclaimYoung();
-      }
+      this.passed(n);
       return;
     }
     // +1: the line may still end in a `\r` that does not count against the limit.
@@ -131,15 +121,20 @@ export class LineReader {
       if (this.size + n > this.stage.length) this.grow(this.size + n);
       chunk.copy(this.stage, this.size, start, end);
       this.size += n;
-      this.sinceGc += n;
-      if (this.sinceGc >= YOUNG_GC_EVERY) {
-        this.sinceGc = 0;
-        reclaimYoung();
-      }
+      this.passed(n);
       return;
     }
     this.parts.push(chunk.subarray(start, end));
     this.size += n;
+  }
+
+  /** `n` more bytes of read chunks are no longer needed: collect them every few MiB. */
+  private passed(n: number): void {
+    this.sinceGc += n;
+    if (this.sinceGc >= YOUNG_GC_EVERY) {
+      this.sinceGc = 0;
+      reclaimYoung();
+    }
   }
 
   private startStage(needed: number): void {

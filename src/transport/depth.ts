@@ -1,0 +1,39 @@
+// How deep a line of JSON nests, found without recursion and before anything recursive
+// (JSON.stringify, the validators, the lanes' walkers) can see the parsed value: JSON
+// nested some thousands deep overflows the stack of any recursive walker.
+
+/** Deepest nesting a message may have; legitimate messages stay far below it. */
+export const MAX_JSON_DEPTH = 1000;
+
+/** True when `text` opens more than `max` arrays/objects inside one another (strings skipped). */
+export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boolean {
+  // Every level takes at least one character, and one `[` or `{`: most lines, big ones too,
+  // are cleared by these two memchr-fast counts without reading their strings.
+  if (text.length <= max || count(text, "[", max) + count(text, "{", max) <= max) return false;
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Jump to the closing quote: one not preceded by an odd run of backslashes.
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q === -1) return false; // not JSON: the parser reports it
+        let b = q - 1;
+        while (text.charCodeAt(b) === 92 /* \ */) b--;
+        i = q;
+        if ((q - 1 - b) % 2 === 0) break;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
+}
+
+/** How often `ch` occurs in `text`, counting no further than just past `limit`. */
+function count(text: string, ch: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) if (++n > limit) break;
+  return n;
+}
