@@ -1,4 +1,4 @@
-"""Drives an ACP agent through `a4aa serve` (on PATH): python examples/host.py node agent.js"""
+"""Drives an ACP agent through `a4aa serve` (found by sidecar_command()): python host.py node agent.js"""
 
 import sys
 
@@ -18,7 +18,7 @@ def allow(req: PermissionRequest) -> PermissionSelected:
     return PermissionSelected(selected=req.options[0].option_id)
 
 
-client = Client(["a4aa", "serve"], permission_handler=allow)
+client = Client(permission_handler=allow)
 env = SanitizedEnvPolicy(inherit=["PATH", "HOME"])
 spec = AcpAgentSpec(id="example", command=Command(program=sys.argv[1], args=sys.argv[2:], env=env))
 session = client.session_open(spec=spec).session_id

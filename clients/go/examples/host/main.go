@@ -1,4 +1,4 @@
-// Command host drives an ACP agent through `a4aa serve` (on PATH): go run ./examples/host node agent.js
+// Command host drives an ACP agent through `a4aa serve` (found by a4aa.SidecarCommand): go run . node agent.js
 package main
 
 import (
