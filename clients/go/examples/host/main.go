@@ -17,7 +17,7 @@ func main() {
 	}
 	client := must(a4aa.Start(a4aa.Options{Permission: allow}))
 	open := must(client.SessionOpen(ctx, a4aa.SessionOpenParams{Spec: a4aa.AcpAgentSpec{ID: "example",
-		Command: a4aa.Command{Program: os.Args[1], Args: os.Args[2:], Env: a4aa.SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}}}}))
+		Command: a4aa.Command{Program: os.Args[1], Args: os.Args[2:], Env: a4aa.Inherit("PATH", "HOME")}}}))
 	out := must(client.SessionPrompt(ctx, a4aa.SessionPromptParams{SessionID: open.SessionID, Text: "Hello!"}))
 	must(client.SessionClose(ctx, a4aa.SessionCloseParams{SessionID: open.SessionID}))
 	for ev := range client.Events(open.SessionID) { // in the order sent; ends after the close
