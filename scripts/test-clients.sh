@@ -2,7 +2,7 @@
 # The host clients' suites, each with its own runner, against the built sidecar (dist/, from
 # `npm run build`; `npm run test:clients` builds first):
 #   Go      go vet, gofmt, go test (Go >= 1.19), then the README's example host
-#   Python  pip install --no-build-isolation ./clients/python into a throwaway venv, mypy
+#   Python  pip install ./clients/python into a throwaway venv (no index), mypy
 #           --strict (when installed), pytest, then the README's example host
 #   TS      node's test runner on test/clients (client, shared examples, schema change)
 # Every suite runs even when an earlier one fails (each runs in its own `set -e` subshell); the exit status says whether all passed.
@@ -63,14 +63,11 @@ if want python; then
   RESULT[python]=fail
   (
     set -e
+    # --system-site-packages for pytest; the client installs as the README says (its own
+    # standard-library build backend: no index, no setuptools or wheel needed).
     python3 -m venv --system-site-packages "$WORK/venv"
     PY=$WORK/venv/bin/python
-    # setuptools < 70.1 builds wheels with the `wheel` package; it is not always installed.
-    if ! "$PY" -c 'import wheel' 2>/dev/null; then
-      PIP_RETRIES=0 "$PY" -m pip install -q wheel || echo "warning: could not install wheel"
-    fi
-    "$PY" -m pip install -q --no-build-isolation ./clients/python
-    rm -rf clients/python/build clients/python/src/a4aa.egg-info
+    PIP_NO_INDEX=1 "$PY" -m pip install -q ./clients/python
     "$PY" -c 'import a4aa, pathlib; p = pathlib.Path(a4aa.__file__).parent; assert (p / "py.typed").exists(); print("installed", p)'
     if command -v mypy >/dev/null; then
       (cd clients/python/src && mypy --strict --cache-dir "$WORK/mypy" -p a4aa && mypy --strict --cache-dir "$WORK/mypy" ../examples/host.py)

@@ -107,5 +107,24 @@ else
     timeout 60 node pty-missing.mjs
 fi
 
+# The Go host outside the repository: the README's recipe, offline (no module proxy).
+mkdir -p "$HOST/gohost"
+awk '/^### Go example host/{f=1} f&&/^```go$/{c=1;next} c&&/^```$/{exit} c' "$ROOT/README.md" >"$HOST/gohost/main.go"
+if command -v go >/dev/null; then
+  check "the README's Go host builds outside the repository (replace → node_modules/a4aa/clients/go, GOPROXY=off) and finds the sidecar beside it" \
+    bash -c "cd '$HOST/gohost' && [ -s main.go ] && export GOPROXY=off GOFLAGS=-mod=mod GOCACHE='$WORK/gocache' GOPATH='$WORK/gopath' &&
+      go mod init example.com/host >/dev/null 2>&1 &&
+      go mod edit -require github.com/a4aa/a4aa/clients/go@v0.0.0 -replace github.com/a4aa/a4aa/clients/go=../node_modules/a4aa/clients/go &&
+      timeout 300 go run . | tee /dev/stderr | grep -q '^stop reason: endTurn\$'"
+else
+  echo "﹣ go is not installed: the Go host check does not apply"
+fi
+
+# The Python host: a fresh venv (no system packages), the README's install command, no index.
+awk '/^### Python example host/{f=1} f&&/^```python$/{c=1;next} c&&/^```$/{exit} c' "$ROOT/README.md" >"$HOST/host.py"
+check "pip install ./node_modules/a4aa/clients/python works in a fresh venv with no index, and the README's Python host finds the sidecar beside it" \
+  bash -c "[ -s host.py ] && python3 -m venv '$WORK/venv' && PIP_NO_INDEX=1 '$WORK/venv/bin/pip' install -q ./node_modules/a4aa/clients/python &&
+    timeout 120 '$WORK/venv/bin/python' host.py | tee /dev/stderr | grep -q '^stop reason: endTurn\$'"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -21,7 +21,8 @@ type PermissionHandler func(ctx context.Context, req PermissionRequest) (Permiss
 
 // Options configure Start.
 type Options struct {
-	// Command runs the sidecar; default {"a4aa", "serve"}.
+	// Command runs the sidecar; when empty, SidecarCommand finds it ($A4AA_SERVE, the npm
+	// package beside the host, a4aa on PATH, npx --no-install a4aa serve).
 	Command []string
 	// Env is the sidecar's environment; nil inherits this process's.
 	Env []string
@@ -70,7 +71,11 @@ type Client struct {
 func Start(opts Options) (*Client, error) {
 	argv := opts.Command
 	if len(argv) == 0 {
-		argv = []string{"a4aa", "serve"}
+		found, err := SidecarCommand(opts.Env, opts.Dir)
+		if err != nil {
+			return nil, err
+		}
+		argv = found
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = opts.Env

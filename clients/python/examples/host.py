@@ -1,4 +1,4 @@
-"""Drives a catalog agent through `a4aa serve` (on PATH): python examples/host.py [AGENT-ID]"""
+"""Drives a catalog agent through `a4aa serve` (found by sidecar_command()): python examples/host.py [AGENT-ID]"""
 
 import os
 import sys
@@ -17,7 +17,7 @@ def allow(req: PermissionRequest) -> PermissionSelected:
     return PermissionSelected(selected=req.options[0].option_id)
 
 
-client = Client(["a4aa", "serve"], permission_handler=allow)
+client = Client(permission_handler=allow)
 agent_id = sys.argv[1] if len(sys.argv) > 1 else "example"  # `a4aa agents` lists the ids
 keys = {"ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY", "")}
 agent = AgentSelection(id=agent_id, credentials=keys if agent_id == "claude-code" else None)

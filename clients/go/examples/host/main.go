@@ -1,4 +1,4 @@
-// Command host drives the bundled example agent through `a4aa serve` (on PATH): go run ./examples/host
+// Command host drives the bundled example agent through `a4aa serve` (found by a4aa.SidecarCommand): go run ./examples/host
 package main
 
 import (

@@ -1,11 +1,11 @@
 """Host client of the a4aa sidecar (protocol a4aa.v1), standard library only.
 
     from a4aa import Client
-    with Client(["a4aa", "serve"]) as client:
+    with Client() as client:          # finds the sidecar: see sidecar_command()
         print(client.ping().version)
 
     from a4aa import AsyncClient          # the same calls for asyncio
-    async with AsyncClient(["a4aa", "serve"]) as client:
+    async with AsyncClient() as client:
         print((await client.ping()).version)
 
 The _generated_*.py modules are generated from schema/a4aa.v1.openrpc.json by
@@ -15,6 +15,7 @@ The _generated_*.py modules are generated from schema/a4aa.v1.openrpc.json by
 from . import _generated_protocol as protocol
 from ._codec import DecodeError
 from ._generated_methods import AsyncHostMethods, HostMethods, SidecarHandler
+from ._locate import SidecarNotFound, sidecar_command
 from .aio import AsyncClient, AsyncEventStream, AsyncPermissionHandler
 from .client import Client, EventStream, PermissionHandler
 from .errors import A4aaError
@@ -32,6 +33,8 @@ __all__ = [
     "HostMethods",
     "PermissionHandler",
     "SidecarHandler",
+    "SidecarNotFound",
+    "sidecar_command",
     "protocol",
     *protocol.__all__,
 ]

@@ -109,7 +109,7 @@ class AsyncClient(AsyncHostMethods):
         max_line_bytes: int = 1 << 30,
         close_timeout: float = 30.0,
     ) -> None:
-        """Spawns the sidecar (command defaults to ["a4aa", "serve"]); see Client."""
+        """Spawns the sidecar (command, else the one sidecar_command() finds); see Client."""
         self._loop = asyncio.get_running_loop()
         self._handler = permission_handler
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a4aa-writer")

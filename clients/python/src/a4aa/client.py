@@ -20,6 +20,7 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, P
 from ._codec import DecodeError
 from ._generated_errors import RPC_ADAPTER_ERROR, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND
 from ._generated_methods import ENDS_EVENT_STREAM, HostMethods, SidecarHandler, dispatch_sidecar
+from ._locate import sidecar_command
 from .errors import A4aaError
 from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
 
@@ -111,9 +112,11 @@ class Client(HostMethods):
         max_line_bytes: int = 1 << 30,
         close_timeout: float = 30.0,
     ) -> None:
-        """Spawns the sidecar: command defaults to ["a4aa", "serve"]; its stderr (logs) goes
-        to stderr (default: this process's). Lines longer than max_line_bytes are skipped."""
-        argv: List[str] = list(command) if command else ["a4aa", "serve"]
+        """Spawns the sidecar: `command`, else the one sidecar_command() finds ($A4AA_SERVE,
+        node_modules/.bin/a4aa here or above, a4aa on PATH, npx --no-install a4aa serve); its
+        stderr (logs) goes to stderr (default: this process's). Lines longer than
+        max_line_bytes are skipped."""
+        argv: List[str] = list(command) if command else sidecar_command(env, cwd)
         self._permission = permission_handler
         self._max = max_line_bytes
         self._close_timeout = close_timeout
