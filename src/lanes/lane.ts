@@ -6,24 +6,20 @@ import type {
   AgentInfo,
   AgentSpec,
   Capabilities,
-  Effort,
   Lane,
   PermissionOption,
   PermissionPreset,
+  PermissionRequest,
   SessionOptions,
+  SessionPromptParams,
   SessionState,
-  ToolKind,
   TurnOutcome,
 } from "../../generated/ts/types.js";
 import type { Logger } from "../log.js";
 import type { FlowGate } from "../transport/ndjson-writer.js";
 
-export interface TurnInput {
-  text: string;
-  /** Per-turn overrides (already checked by `checkTurn`). */
-  model?: string;
-  effort?: Effort;
-}
+/** A turn as the host asked for it (its per-turn overrides are checked by `checkTurn`). */
+export type TurnInput = Omit<SessionPromptParams, "sessionId">;
 
 export interface LanePermissionOption extends PermissionOption {
   /** False for options a preset must never pick (Codex's structured decisions). Default true. */
@@ -31,11 +27,7 @@ export interface LanePermissionOption extends PermissionOption {
 }
 
 /** A permission request as a lane hands it to the session's broker. */
-export interface PermissionAsk {
-  toolCallId: string;
-  title: string;
-  kind: ToolKind;
-  contentTexts: string[];
+export interface PermissionAsk extends Omit<PermissionRequest, "sessionId" | "options" | "raw"> {
   options: LanePermissionOption[];
   /** The agent's own request, forwarded to the host as `raw`. */
   raw: unknown;

@@ -1,5 +1,6 @@
 // The session registry: checks a session/open (cwd, environment boundary, selectors)
-// before anything is spawned, hands it to its lane, and routes the session methods.
+// before anything is spawned, creates the Session that runs it, and routes the session
+// methods to it by id.
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
@@ -9,10 +10,9 @@ import { buildChildEnv } from "../env/policy.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
-import type { AnyLaneDriver, LaneContext, ResolvedOptions } from "../lanes/lane.js";
+import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import type { SessionService } from "./service.js";
 import type { HostChannel } from "./host-channel.js";
-import { PermissionBroker } from "./permissions.js";
 import { Session, type SessionTimings } from "./session.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -32,7 +32,6 @@ export interface SessionManagerOptions {
 
 export class SessionManager implements SessionService {
   private readonly sessions = new Map<string, Session>();
-  private readonly opening = new Map<string, Promise<unknown>>();
   private readonly timings: SessionTimings;
   private readonly idPrefix = randomUUID().slice(0, 8);
   private counter = 0;
@@ -43,6 +42,12 @@ export class SessionManager implements SessionService {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Whether this sidecar ever handed out `sessionId` (ids are `<prefix>-<n>`, n counting up). */
+  private wasOpened(sessionId: string): boolean {
+    const n = sessionId.startsWith(`${this.idPrefix}-`) ? Number(sessionId.slice(this.idPrefix.length + 1)) : NaN;
+    return Number.isInteger(n) && n >= 1 && n <= this.counter;
   }
 
   private get(sessionId: string, stage: "prompt" | "cancel"): Session {
@@ -76,46 +81,29 @@ export class SessionManager implements SessionService {
     driver.precheck(spec, options, params.resume);
 
     const id = `${this.idPrefix}-${++this.counter}`;
-    const session = new Session(id, this.o.logger, this.o.host.event, this.timings);
-    session.broker = new PermissionBroker({
-      sessionId: id,
-      preset: permission,
+    const session = new Session({
+      id,
       host: this.o.host,
-      emit: session.emit,
       logger: this.o.logger,
-      timeoutMs: this.o.permissionTimeoutMs,
+      timings: this.timings,
+      permission,
+      permissionTimeoutMs: this.o.permissionTimeoutMs,
     });
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.
     this.sessions.set(id, session);
-    const ctx: LaneContext<AgentSpec> = {
-      sessionId: id,
-      spec,
-      cwd,
-      env: env.env,
-      options,
-      resume: params.resume,
-      clientName: spec.clientName ?? "a4aa",
-      clientVersion: this.o.version,
-      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-      logger: this.o.logger,
-      gate: this.o.host.gate,
-      emit: session.emit,
-      askPermission: session.askPermission,
-      signal: session.lifetime.signal,
-    };
     this.o.logger.info(`opening ${spec.lane} agent ${JSON.stringify(spec.id)} (${spec.command.program}) in ${cwd}`, id);
-    const opening = driver.open(ctx);
-    this.opening.set(id, opening);
     try {
-      const lane = await opening;
-      session.lane = lane;
-      if (session.closingStarted) {
-        // The sidecar began shutting down while the agent was starting.
-        await session.close().catch(() => undefined);
-        throw new A4aaError("session_closed", "open", "the sidecar shut down while the session was opening");
-      }
-      session.state = "idle";
+      const lane = await session.open(driver, {
+        spec,
+        cwd,
+        env: env.env,
+        options,
+        resume: params.resume,
+        clientName: spec.clientName ?? "a4aa",
+        clientVersion: this.o.version,
+        maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      });
       return {
         sessionId: id,
         nativeSessionId: lane.nativeSessionId,
@@ -126,8 +114,6 @@ export class SessionManager implements SessionService {
     } catch (e) {
       if (session.state === "opening" || session.state === "closed") this.sessions.delete(id);
       throw e;
-    } finally {
-      this.opening.delete(id);
     }
   }
 
@@ -144,8 +130,14 @@ export class SessionManager implements SessionService {
 
   async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
     const s = this.sessions.get(params.sessionId);
-    if (!s) return {};
-    await s.close(this.opening.get(s.id));
+    if (!s) {
+      // Closing is idempotent (R-CLOSE-2): an id already closed, or never opened, answers {}.
+      if (!this.wasOpened(params.sessionId)) {
+        this.o.logger.info(`session/close ${JSON.stringify(params.sessionId)}: no session of that id was ever opened here (answered {}); check the id the host sent`);
+      }
+      return {};
+    }
+    await s.close();
     this.sessions.delete(s.id);
     return {};
   }
@@ -154,7 +146,7 @@ export class SessionManager implements SessionService {
     const all = [...this.sessions.values()];
     const results = await Promise.allSettled(
       all.map(async (s) => {
-        await s.close(this.opening.get(s.id));
+        await s.close();
         this.sessions.delete(s.id);
       }),
     );

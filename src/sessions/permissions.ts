@@ -1,6 +1,6 @@
 // Permission routing: the session's preset decides what it may, the host decides the
 // rest, and anything short of a valid host choice is `cancelled` (R-PERM-1).
-import type { PermissionPreset, PermissionRequest, ToolKind } from "../../generated/ts/types.js";
+import type { PermissionPreset, PermissionRequest, PermissionResolvedEvent, ToolKind } from "../../generated/ts/types.js";
 import { validatePermissionResponse } from "../../generated/ts/validators.js";
 import type { Logger } from "../log.js";
 import type { LanePermissionOption, PermissionAsk, PermissionDecision } from "../lanes/lane.js";
@@ -41,13 +41,7 @@ export interface PermissionBrokerOptions {
   timeoutMs?: number;
 }
 
-type PermissionEmitter = (event: {
-  type: "permissionResolved";
-  toolCallId: string;
-  outcome: "selected" | "cancelled";
-  optionId?: string;
-  decidedBy: "host" | "policy";
-}) => void;
+type PermissionEmitter = (event: PermissionResolvedEvent) => void;
 
 export class PermissionBroker {
   constructor(private readonly o: PermissionBrokerOptions) {}
@@ -108,7 +102,7 @@ export class PermissionBroker {
     }
   }
 
-  private resolved(ask: PermissionAsk, d: PermissionDecision, decidedBy: "host" | "policy"): PermissionDecision {
+  private resolved(ask: PermissionAsk, d: PermissionDecision, decidedBy: PermissionResolvedEvent["decidedBy"]): PermissionDecision {
     this.o.emit({
       type: "permissionResolved",
       toolCallId: ask.toolCallId,

@@ -1,12 +1,13 @@
 // One session's lifecycle: opening → idle ⇄ turn → closing → closed (or dead after the
 // agent crashed: good only for close). The rules every lane shares live here: one turn
-// at a time, cancel settles as `cancelled` whatever the agent answers, close ends the
-// turn and then the process tree before it answers.
-import type { AgentEvent, TurnOutcome } from "../../generated/ts/types.js";
+// at a time, cancel settles as `cancelled` whatever the agent answers, close waits for
+// the opening and ends the turn, then the process tree, before it answers.
+import type { AgentEvent, AgentSpec, PermissionPreset, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
-import type { PermissionBroker } from "./permissions.js";
+import type { AnyLaneDriver, LaneContext, LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
+import type { HostChannel } from "./host-channel.js";
+import { PermissionBroker } from "./permissions.js";
 
 export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
 
@@ -26,37 +27,91 @@ interface Turn {
   graceTimer?: NodeJS.Timeout;
 }
 
+export interface SessionOptions {
+  id: string;
+  host: HostChannel;
+  logger: Logger;
+  timings: SessionTimings;
+  /** The session's permission preset, resolved. */
+  permission: PermissionPreset;
+  /** --permission-timeout. */
+  permissionTimeoutMs?: number;
+}
+
+/** What a lane is handed besides what the session itself provides. */
+export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "askPermission" | "signal" | "logger" | "gate">;
+
 export class Session {
-  state: SessionState = "opening";
-  lane: LaneSession | null = null;
+  readonly id: string;
+  private stateNow: SessionState = "opening";
+  private lane: LaneSession | null = null;
+  private opening: Promise<LaneSession> | null = null;
   /** Aborted when closing starts; lanes see it as ctx.signal. */
-  readonly lifetime = new AbortController();
+  private readonly lifetime = new AbortController();
+  private readonly broker: PermissionBroker;
+  private readonly logger: Logger;
   private turn: Turn | null = null;
   private closing: Promise<void> | null = null;
-  broker!: PermissionBroker;
 
-  constructor(
-    readonly id: string,
-    private readonly logger: Logger,
-    private readonly sendEvent: (sessionId: string, event: AgentEvent) => void,
-    private readonly timings: SessionTimings,
-  ) {}
+  constructor(private readonly o: SessionOptions) {
+    this.id = o.id;
+    this.logger = o.logger;
+    this.broker = new PermissionBroker({
+      sessionId: o.id,
+      preset: o.permission,
+      host: o.host,
+      emit: this.emit,
+      logger: o.logger,
+      timeoutMs: o.permissionTimeoutMs,
+    });
+  }
+
+  get state(): SessionState {
+    return this.stateNow;
+  }
+
+  /**
+   * Starts the agent through its lane. The session takes events from the first moment (the
+   * handshake's come before the open answer); a close meanwhile waits for the opening, and
+   * then the open fails with session_closed.
+   */
+  async open(driver: AnyLaneDriver, setup: LaneSetup): Promise<LaneSession> {
+    const ctx: LaneContext<AgentSpec> = {
+      ...setup,
+      sessionId: this.id,
+      logger: this.o.logger,
+      gate: this.o.host.gate,
+      emit: this.emit,
+      askPermission: this.askPermission,
+      signal: this.lifetime.signal,
+    };
+    // The lane is recorded as soon as it exists, so a close waiting for the opening ends it.
+    this.opening = driver.open(ctx).then((lane) => (this.lane = lane));
+    const lane = await this.opening;
+    if (this.closingStarted) {
+      // The sidecar began shutting down while the agent was starting.
+      await this.close().catch(() => undefined);
+      throw new A4aaError("session_closed", "open", "the sidecar shut down while the session was opening");
+    }
+    this.stateNow = "idle";
+    return lane;
+  }
 
   /** Lanes emit through here: events go out in order, and the turn's text is collected. */
-  emit = (event: AgentEvent): void => {
+  private readonly emit = (event: AgentEvent): void => {
     if (this.state === "closed") return;
     if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text += event.text;
-    this.sendEvent(this.id, event);
+    this.o.host.event(this.id, event);
   };
 
-  askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
+  private readonly askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
     // A request outside a turn (or after cancel) can only be cancelled.
     const turnSignal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
     const signal = this.lifetime.signal.aborted ? this.lifetime.signal : turnSignal;
     return this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
   };
 
-  get closingStarted(): boolean {
+  private get closingStarted(): boolean {
     return this.state === "closing" || this.state === "closeFailed" || this.state === "closed";
   }
 
@@ -68,14 +123,14 @@ export class Session {
       throw new A4aaError("turn_in_progress", "prompt", `session ${this.id} is already running a turn; wait for it or cancel it`);
     }
     if (this.state === "dead" || !this.lane || !this.lane.alive) {
-      this.state = "dead";
+      this.stateNow = "dead";
       throw new A4aaError("agent_exited", "prompt", `the agent of session ${this.id} has exited; only session/close is possible`, {
         uncertainEffect: false,
       });
     }
     this.lane.checkTurn(input);
     const lane = this.lane;
-    this.state = "turn";
+    this.stateNow = "turn";
     let settle!: Turn["settle"];
     const result = new Promise<{ outcome?: TurnOutcome; error?: A4aaError }>((resolve) => {
       settle = resolve;
@@ -91,7 +146,7 @@ export class Session {
         if (turn.graceTimer) clearTimeout(turn.graceTimer);
         turn.abort.abort(new Error("the turn ended"));
         if (this.turn === turn) this.turn = null;
-        if (this.state === "turn") this.state = lane.alive ? "idle" : "dead";
+        if (this.state === "turn") this.stateNow = lane.alive ? "idle" : "dead";
         settle(r);
       },
       done: result.then(() => undefined),
@@ -135,45 +190,45 @@ export class Session {
     }
     if (!turn.settled && armGrace) {
       turn.graceTimer = setTimeout(() => {
-        this.logger.warn(`the agent did not end the cancelled turn within ${this.timings.cancelGraceMs} ms; reporting it cancelled`, this.id);
+        this.logger.warn(`the agent did not end the cancelled turn within ${this.o.timings.cancelGraceMs} ms; reporting it cancelled`, this.id);
         turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
-      }, this.timings.cancelGraceMs);
+      }, this.o.timings.cancelGraceMs);
     }
   }
 
   /** R-CLOSE-1..3: concurrent closes share one cleanup; a failed cleanup can be retried. */
-  close(opening?: Promise<unknown>): Promise<void> {
-    this.closing ??= this.runClose(opening).finally(() => {
+  close(): Promise<void> {
+    this.closing ??= this.runClose().finally(() => {
       if (this.state === "closeFailed") this.closing = null;
     });
     return this.closing;
   }
 
-  private async runClose(opening?: Promise<unknown>): Promise<void> {
-    this.state = "closing";
+  private async runClose(): Promise<void> {
+    this.stateNow = "closing";
     this.lifetime.abort(new Error("the session is closing"));
-    if (opening) await opening.catch(() => undefined);
+    if (this.opening) await this.opening.catch(() => undefined);
     const turn = this.turn;
     if (turn && !turn.settled && this.lane) {
       // R-CLOSE-1: the turn ends `cancelled` if the agent acknowledges within the grace
       // period, else with session_closed.
       await this.cancel(false);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([turn.done, new Promise((r) => (timer = setTimeout(r, this.timings.cancelGraceMs)))]);
+      await Promise.race([turn.done, new Promise((r) => (timer = setTimeout(r, this.o.timings.cancelGraceMs)))]);
       clearTimeout(timer);
       turn.settle({ error: new A4aaError("session_closed", "prompt", `session ${this.id} was closed during the turn`, { uncertainEffect: true }) });
     }
     if (!this.lane) {
-      this.state = "closed";
+      this.stateNow = "closed";
       return;
     }
     const r = await this.lane.close();
     if (!r.clean) {
-      this.state = "closeFailed";
+      this.stateNow = "closeFailed";
       throw new A4aaError("cleanup_failed", "close", r.detail ?? `processes of session ${this.id} survived the stop ladder`, {
         retryable: true,
       });
     }
-    this.state = "closed";
+    this.stateNow = "closed";
   }
 }

@@ -19,13 +19,13 @@ import type {
   Usage,
 } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
-import { AgentLink } from "../../transport/agent-link.js";
-import { RpcHandlerError, RpcResponseError } from "../../transport/json-rpc.js";
+import { RpcHandlerError } from "../../transport/json-rpc.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
-import { openOverPipes } from "../open-over-pipes.js";
+import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
+import { isPlainTextChunk } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
 
@@ -40,42 +40,14 @@ const OPTION_KINDS: Record<string, PermissionOptionKind> = {
   reject_always: "rejectAlways",
 };
 
-type Phase = "handshake" | "ready" | "closing";
-
-/**
- * `{sessionId, update: {sessionUpdate: <a chunk kind>, content: {type: "text", text}}}` and
- * nothing more: a subset of what validateSessionNotification accepts (checked by a test),
- * tested in a fraction of its time — streamed text is most of what an agent sends.
- */
-export function isPlainTextChunk(params: unknown): params is A.SessionNotification {
-  if (!params || typeof params !== "object") return false;
-  const p = params as { sessionId?: unknown; update?: unknown };
-  if (typeof p.sessionId !== "string" || !p.update || typeof p.update !== "object" || keyCount(p) !== 2) return false;
-  const u = p.update as { sessionUpdate?: unknown; content?: unknown };
-  const kind = u.sessionUpdate;
-  if (kind !== "agent_message_chunk" && kind !== "agent_thought_chunk" && kind !== "user_message_chunk") return false;
-  if (!u.content || typeof u.content !== "object" || keyCount(u) !== 2) return false;
-  const c = u.content as { type?: unknown; text?: unknown };
-  return c.type === "text" && typeof c.text === "string" && keyCount(c) === 2;
-}
-
-function keyCount(o: object): number {
-  let n = 0;
-  for (const _ in o) n++;
-  return n;
-}
-
 export class AcpLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
   agentInfo: AgentInfo | null = null;
   sessionState: SessionState | null = null;
   capabilities!: Capabilities;
-  alive = true;
 
-  private phase: Phase = "handshake";
-  private fatal: A4aaError | null = null;
   private inTurn = false;
-  private readonly link: AgentLink;
+  private readonly agent: AgentProcess;
   private readonly toolCalls = new Map<string, ToolCallMemory>();
   private readonly state: AcpSessionState = {};
   private readonly fs: ConfinedFs | null;
@@ -84,67 +56,33 @@ export class AcpLaneSession implements LaneSession {
 
   constructor(
     private readonly ctx: LaneContext<AcpAgentSpec>,
-    private readonly proc: PipeProcess,
+    proc: PipeProcess,
   ) {
     const cc = ctx.spec.clientCapabilities;
     this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
     this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
-    this.link = new AgentLink({
-      stdin: proc.stdin,
-      stdout: proc.stdout,
-      maxLineBytes: ctx.maxOutputBytes,
-      gate: ctx.gate,
+    this.agent = new AgentProcess(ctx, proc, {
+      name: "the agent",
       requireVersion: false,
       writeVersion: true,
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),
-      onNoise: (line, reason) => {
-        ctx.logger.debug(`agent stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
-        ctx.emit({ type: "raw", source: "stdout", payload: line });
-      },
-      onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
-    });
-    proc.onStderrLine((line) => {
-      if (this.inTurn) ctx.emit({ type: "stderr", text: line });
-    });
-    void proc.exited.then(() => {
-      if (this.phase === "closing") return;
-      const stage = this.phase === "handshake" ? "spawn" : "prompt";
-      const err =
-        stage === "spawn"
-          ? errors.spawnFailed(`the agent ${proc.exitSummary("before the ACP handshake completed")}`)
-          : errors.agentExited("prompt", `the agent ${proc.exitSummary()}`);
-      this.die(err, "exited");
+      inTurn: () => this.inTurn,
     });
   }
 
-  /** The agent is gone or unusable: every pending call fails with `err`. */
-  private die(err: A4aaError, why: string): void {
-    if (this.fatal) return;
-    this.fatal = err;
-    this.alive = false;
-    this.ctx.logger.info(`agent unusable (${why}): ${err.message}`, this.ctx.sessionId);
-    this.link.close(err);
-    if (this.proc.running) void this.proc.stop({ stdinGraceMs: 0 });
+  get alive(): boolean {
+    return this.agent.alive;
   }
 
-  private request<R>(method: string, params: unknown, stage: "initialize" | "open" | "prompt"): Promise<R> {
-    if (this.fatal) return Promise.reject(this.fatal);
-    const signal = stage === "prompt" ? undefined : this.ctx.signal;
-    return this.link.request<R>(method, params, { signal }).catch((e: unknown) => {
-      if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
-        throw new A4aaError("session_closed", "open", "the session was closed while the agent was starting");
-      }
-      throw e;
-    });
+  private get fatal(): A4aaError | null {
+    return this.agent.fatal;
   }
 
   async handshake(): Promise<void> {
     const { spec, cwd } = this.ctx;
     const cc = spec.clientCapabilities;
-    let init: A.InitializeResponse;
-    try {
-      init = await this.request<A.InitializeResponse>(
+    const init = await this.agent.request<A.InitializeResponse>(
         "initialize",
         {
           protocolVersion: ACP_PROTOCOL_VERSION,
@@ -154,11 +92,9 @@ export class AcpLaneSession implements LaneSession {
           },
           clientInfo: { name: this.ctx.clientName, version: this.ctx.clientVersion },
         },
-        "initialize",
-      );
-    } catch (e) {
-      throw e instanceof RpcResponseError ? new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`) : e;
-    }
+      "initialize",
+      (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+    );
     if (!validateInitializeResponse(init)) {
       throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
     }
@@ -175,37 +111,29 @@ export class AcpLaneSession implements LaneSession {
     const canLoad = caps.loadSession === true;
 
     if (spec.authMethodId) {
-      try {
-        await this.request("authenticate", { methodId: spec.authMethodId }, "initialize");
-      } catch (e) {
-        throw e instanceof RpcResponseError ? new A4aaError("auth_required", "initialize", `authenticate ${spec.authMethodId}: ${e.message}`) : e;
-      }
+      await this.agent.request("authenticate", { methodId: spec.authMethodId }, "initialize", (e) =>
+        new A4aaError("auth_required", "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
+      );
     }
 
     const sessionParams = { cwd, mcpServers: spec.mcpServers ?? [] };
+    const refused: Refusal = (e) =>
+      e.code === ACP_AUTH_REQUIRED ? new A4aaError("auth_required", "initialize", `${e.method}: ${e.message}`) : new A4aaError("initialize_failed", "initialize", e.message);
     let answer: A.NewSessionResponse;
-    try {
-      if (this.ctx.resume) {
-        if (!canResume && !canLoad) {
-          throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
-        }
-        const method = canResume ? "session/resume" : "session/load";
-        // session/load replays the history as updates before it answers; they are forwarded.
-        answer = ((await this.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize")) ?? {}) as A.NewSessionResponse;
-        this.nativeSessionId = this.ctx.resume;
-      } else {
-        answer = await this.request<A.NewSessionResponse>("session/new", sessionParams, "initialize");
-        if (!validateNewSessionResponse(answer)) {
-          throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
-        }
-        this.nativeSessionId = answer.sessionId;
+    if (this.ctx.resume) {
+      if (!canResume && !canLoad) {
+        throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
       }
-    } catch (e) {
-      if (e instanceof RpcResponseError) {
-        if (e.code === ACP_AUTH_REQUIRED) throw new A4aaError("auth_required", "initialize", `${e.method}: ${e.message}`);
-        throw new A4aaError("initialize_failed", "initialize", e.message);
+      const method = canResume ? "session/resume" : "session/load";
+      // session/load replays the history as updates before it answers; they are forwarded.
+      answer = ((await this.agent.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize", refused)) ?? {}) as A.NewSessionResponse;
+      this.nativeSessionId = this.ctx.resume;
+    } else {
+      answer = await this.agent.request<A.NewSessionResponse>("session/new", sessionParams, "initialize", refused);
+      if (!validateNewSessionResponse(answer)) {
+        throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
       }
-      throw e;
+      this.nativeSessionId = answer.sessionId;
     }
     const a = answer as { modes?: unknown; models?: unknown; configOptions?: unknown };
     if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as AcpSessionState["modes"];
@@ -236,21 +164,19 @@ export class AcpLaneSession implements LaneSession {
     if (this.state.models) st.models = this.state.models as SessionState["models"];
     if (this.state.configOptions) st.configOptions = this.state.configOptions as unknown as SessionState["configOptions"];
     this.sessionState = st;
-    this.phase = "ready";
+    this.agent.phase = "ready";
   }
 
   private async setSelector(kind: SelectorKind, value: string, stage: "open" | "prompt"): Promise<void> {
     const call = selectorCall(this.state, this.nativeSessionId!, kind, value);
     if (typeof call === "string") throw errors.unsupportedSelector(stage, call);
     if (!call) return;
-    try {
-      const r = (await this.request<{ configOptions?: unknown } | null>(call.method, call.params, stage === "open" ? "initialize" : "prompt")) ?? {};
-      markCurrent(this.state, kind, value);
-      if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as AcpSessionState["configOptions"];
-    } catch (e) {
-      if (e instanceof RpcResponseError) throw errors.unsupportedSelector(stage, `the agent refused ${kind} ${JSON.stringify(value)}: ${e.message}`);
-      throw e;
-    }
+    const r =
+      (await this.agent.request<{ configOptions?: unknown } | null>(call.method, call.params, stage === "open" ? "initialize" : "prompt", (e) =>
+        errors.unsupportedSelector(stage, `the agent refused ${kind} ${JSON.stringify(value)}: ${e.message}`),
+      )) ?? {};
+    markCurrent(this.state, kind, value);
+    if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as AcpSessionState["configOptions"];
   }
 
   checkTurn(input: TurnInput): void {
@@ -275,17 +201,12 @@ export class AcpLaneSession implements LaneSession {
         await this.setSelector(kind, v, "prompt");
         if (prev !== undefined && prev !== v) restore.push([kind, prev]);
       }
-      let res: A.PromptResponse;
-      try {
-        res = await this.request<A.PromptResponse>(
-          "session/prompt",
-          { sessionId: this.nativeSessionId, prompt: [{ type: "text", text: input.text }] },
-          "prompt",
-        );
-      } catch (e) {
-        if (e instanceof RpcResponseError) throw errors.agentFailed("prompt", `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`);
-        throw e;
-      }
+      const res = await this.agent.request<A.PromptResponse>(
+        "session/prompt",
+        { sessionId: this.nativeSessionId, prompt: [{ type: "text", text: input.text }] },
+        "prompt",
+        (e) => errors.agentFailed("prompt", `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`),
+      );
       // Lenient on purpose: a stop reason newer than our schema is still an answer.
       if (!res || typeof res !== "object" || typeof (res as { stopReason?: unknown }).stopReason !== "string") {
         throw errors.agentProtocol("prompt", `the agent's session/prompt answer is not ACP: ${JSON.stringify(res)?.slice(0, 500)}`);
@@ -307,7 +228,7 @@ export class AcpLaneSession implements LaneSession {
       return outcome;
     } finally {
       this.inTurn = false;
-      this.proc.noteDescendants();
+      this.agent.proc.noteDescendants();
       for (const [kind, prev] of restore) {
         if (this.fatal) break;
         await this.setSelector(kind, prev, "prompt").catch((e) =>
@@ -319,28 +240,16 @@ export class AcpLaneSession implements LaneSession {
 
   async cancel(): Promise<void> {
     if (this.fatal || !this.nativeSessionId) return;
-    this.link.notify("session/cancel", { sessionId: this.nativeSessionId });
+    this.agent.notify("session/cancel", { sessionId: this.nativeSessionId });
     if (this.terminals && this.terminals.size) {
       const clean = await this.terminals.killAll();
       if (!clean) this.ctx.logger.warn("a terminal's process tree survived its kill", this.ctx.sessionId);
     }
   }
 
-  async close(): Promise<{ clean: boolean; detail?: string }> {
-    this.phase = "closing";
-    this.alive = false;
-    const termsClean = this.terminals ? await this.terminals.killAll() : true;
-    const r = await this.proc.stop();
-    this.link.close(new A4aaError("session_closed", "close", "the session was closed"));
-    const clean = r.clean && termsClean;
-    return clean
-      ? { clean }
-      : { clean, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${r.survivors.join(", ") || "a terminal"}` };
-  }
-
-  /** Ends the agent after a failed open; never throws. */
-  async shutdown(): Promise<void> {
-    await this.close().catch(() => undefined);
+  close(): Promise<{ clean: boolean; detail?: string }> {
+    const terminals = this.terminals;
+    return this.agent.close(terminals ? () => terminals.killAll() : undefined);
   }
 
   private onAgentNotification(method: string, params: unknown): void {
@@ -417,5 +326,5 @@ export class AcpLaneSession implements LaneSession {
 }
 
 export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
-  return openOverPipes(ctx, (proc) => new AcpLaneSession(ctx, proc));
+  return openAgentProcess(ctx, (proc) => new AcpLaneSession(ctx, proc));
 }

@@ -4,7 +4,9 @@
 // and a final `result`. Text already streamed as deltas is not repeated from the blocks.
 import type { AgentEvent, StopReason, ToolKind, Usage } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
-import { anthropicUsage, arr, isObj, json, num, obj, resultTexts, str, toolKind, toolLocations, toolTitle, type Obj } from "./common.js";
+import { arr, isObj, json, num, obj, str, type Obj } from "./loose-json.js";
+import { resultTexts, toolKind, toolLocations, toolTitle } from "./tool-calls.js";
+import { anthropicUsage } from "./usage.js";
 import type { TurnEnd } from "./turn-process.js";
 
 const STOP_REASONS: Record<string, StopReason> = {

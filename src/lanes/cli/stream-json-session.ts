@@ -11,7 +11,10 @@ import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spaw
 import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
-import { arr, checkSelectors, parseJsonLine, diffUsage, isObj, json, obj, str, toolKind, toolTitle, type Obj, type SelectorRules } from "./common.js";
+import { arr, parseJsonLine, isObj, json, obj, str, type Obj } from "./loose-json.js";
+import { checkSelectors, type SelectorRules } from "./selector-rules.js";
+import { toolKind, toolTitle } from "./tool-calls.js";
+import { diffUsage } from "./usage.js";
 import type { TurnEnd } from "./turn-process.js";
 import { capabilitiesOf, KILL_GRACE_MS } from "./turn-session.js";
 import type { Usage } from "../../../generated/ts/types.js";

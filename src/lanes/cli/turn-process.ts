@@ -3,13 +3,14 @@
 // terminal event — then a short grace and the whole process group is ended — or at the
 // process's exit: `cancelled` if the host cancelled it, else `agent_exited`.
 import { StringDecoder } from "node:string_decoder";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentEvent, CliAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { errors, type A4aaError } from "../../errors.js";
 import type { LaneContext } from "../lane.js";
 import { startPipe, type ExitInfo, type PipeProcess, type StopResult } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
-import { parseJsonLine, sleep } from "./common.js";
+import { parseJsonLine } from "./loose-json.js";
 
 export type TurnEnd = { outcome: TurnOutcome } | { error: A4aaError };
 

@@ -3,7 +3,7 @@
 // its resume flag once the CLI has told its id.
 import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome, Usage } from "../../../generated/ts/types.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
-import { checkSelectors, type SelectorRules } from "./common.js";
+import { checkSelectors, type SelectorRules } from "./selector-rules.js";
 import { TurnProcess, type LineParser, type TextParser } from "./turn-process.js";
 
 export interface TurnBuild {

@@ -5,9 +5,8 @@ import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
-import { AgentLink } from "../../transport/agent-link.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
-import { openOverPipes } from "../open-over-pipes.js";
+import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
@@ -15,8 +14,6 @@ import { codexPolicy } from "./presets.js";
 
 /** How long `cancel()` waits for the id of a turn Codex has not acknowledged yet. */
 const CANCEL_ID_WAIT_MS = 2000;
-
-type Phase = "handshake" | "ready" | "closing";
 
 /** The turn in flight, from `turn/start` to `turn/completed`. */
 class ActiveTurn {
@@ -76,11 +73,8 @@ export class CodexLaneSession implements LaneSession {
     images: false,
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
-  alive = true;
 
-  private phase: Phase = "handshake";
-  private fatal: A4aaError | null = null;
-  private readonly link: AgentLink;
+  private readonly agent: AgentProcess;
   private threadId: string | null = null;
   private turn: ActiveTurn | null = null;
   /** turn/completed that arrived before the turn/start answer named its turn. */
@@ -100,93 +94,53 @@ export class CodexLaneSession implements LaneSession {
 
   constructor(
     private readonly ctx: LaneContext<RpcAgentSpec>,
-    private readonly proc: PipeProcess,
+    proc: PipeProcess,
   ) {
-    this.link = new AgentLink({
-      stdin: proc.stdin,
-      stdout: proc.stdout,
-      maxLineBytes: ctx.maxOutputBytes,
-      gate: ctx.gate,
+    this.agent = new AgentProcess(ctx, proc, {
+      name: "codex app-server",
       // Codex omits "jsonrpc" and numbers its own requests from 0.
       requireVersion: false,
       writeVersion: false,
       onRequest: (method, params, rctx) => this.onAgentRequest(method, params, rctx),
       onNotification: (method, params) => this.onNotification(method, params),
-      onNoise: (line, reason) => {
-        ctx.logger.debug(`codex stdout line ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
-        ctx.emit({ type: "raw", source: "stdout", payload: line });
-      },
-      onOverflow: (bytes) =>
-        this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
       onUnmatchedResponse: (m) => ctx.logger.debug(`codex answered an unknown request id ${JSON.stringify(m.id)}`, ctx.sessionId),
-    });
-    proc.onStderrLine((line) => {
-      if (this.turn) ctx.emit({ type: "stderr", text: line });
-    });
-    void proc.exited.then(() => {
-      if (this.phase === "closing") return;
-      const err =
-        this.phase === "handshake"
-          ? errors.spawnFailed(`codex app-server ${proc.exitSummary("before the handshake completed")}`)
-          : errors.agentExited("prompt", `codex app-server ${proc.exitSummary()}`);
-      this.die(err, "exited");
+      inTurn: () => this.turn !== null,
+      onEnd: (err) => this.turn?.fail(err),
     });
   }
 
-  /** The agent is gone or unusable: every pending call and the turn fail with `err`. */
-  private die(err: A4aaError, why: string): void {
-    if (this.fatal) return;
-    this.fatal = err;
-    this.alive = false;
-    this.ctx.logger.info(`codex unusable (${why}): ${err.message}`, this.ctx.sessionId);
-    this.link.close(err);
-    this.turn?.fail(err);
-    if (this.proc.running) void this.proc.stop({ stdinGraceMs: 0 });
+  get alive(): boolean {
+    return this.agent.alive;
   }
 
-  private request<R>(method: string, params: unknown, stage: "initialize" | "prompt"): Promise<R> {
-    if (this.fatal) return Promise.reject(this.fatal);
-    const signal = stage === "prompt" ? undefined : this.ctx.signal;
-    return this.link.request<R>(method, params, { signal }).catch((e: unknown) => {
-      if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
-        throw new A4aaError("session_closed", "open", "the session was closed while codex was starting");
-      }
-      throw e;
-    });
+  private get fatal(): A4aaError | null {
+    return this.agent.fatal;
   }
 
   async handshake(): Promise<void> {
     const { ctx } = this;
-    try {
-      await this.request<C.InitializeResponse>(
-        "initialize",
-        { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
-        "initialize",
-      );
-    } catch (e) {
-      throw e instanceof RpcResponseError ? new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`) : e;
-    }
-    this.link.notify("initialized");
+    await this.agent.request<C.InitializeResponse>(
+      "initialize",
+      { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
+      "initialize",
+      (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+    );
+    this.agent.notify("initialized");
 
     const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
     const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
-    let answer: C.ThreadStartResponse | C.ThreadResumeResponse;
-    try {
-      answer = ctx.resume
-        ? await this.request<C.ThreadResumeResponse>(
-            "thread/resume",
-            // The history is not replayed: Codex deprecates hydrating it on resume.
-            { threadId: ctx.resume, ...common, excludeTurns: true } as C.ThreadResumeParams,
-            "initialize",
-          )
-        : await this.request<C.ThreadStartResponse>("thread/start", common as C.ThreadStartParams, "initialize");
-    } catch (e) {
-      if (e instanceof RpcResponseError) {
-        const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
-        throw new A4aaError(/auth|login|unauthori[sz]ed/i.test(e.message) ? "auth_required" : "initialize_failed", "initialize", `${what}: ${e.message}`);
-      }
-      throw e;
-    }
+    const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
+    const refused: Refusal = (e) =>
+      new A4aaError(/auth|login|unauthori[sz]ed/i.test(e.message) ? "auth_required" : "initialize_failed", "initialize", `${what}: ${e.message}`);
+    const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
+      ? await this.agent.request<C.ThreadResumeResponse>(
+          "thread/resume",
+          // The history is not replayed: Codex deprecates hydrating it on resume.
+          { threadId: ctx.resume, ...common, excludeTurns: true } as C.ThreadResumeParams,
+          "initialize",
+          refused,
+        )
+      : await this.agent.request<C.ThreadStartResponse>("thread/start", common as C.ThreadStartParams, "initialize", refused);
     const thread = (answer as { thread?: { id?: unknown } })?.thread;
     if (!thread || typeof thread.id !== "string") {
       throw new A4aaError("initialize_failed", "initialize", `codex answered thread/${ctx.resume ? "resume" : "start"} without a thread id: ${JSON.stringify(answer)?.slice(0, 500)}`);
@@ -197,7 +151,7 @@ export class CodexLaneSession implements LaneSession {
     this.activeEffort = typeof answer.reasoningEffort === "string" ? answer.reasoningEffort : null;
     this.baseModel = ctx.options.model ?? this.activeModel;
     this.baseEffort = ctx.options.effort ?? this.activeEffort;
-    this.phase = "ready";
+    this.agent.phase = "ready";
   }
 
   checkTurn(): void {
@@ -233,13 +187,9 @@ export class CodexLaneSession implements LaneSession {
         input: [{ type: "text", text: input.text, text_elements: [] }],
         ...selectors,
       } as C.TurnStartParams;
-      let started: C.TurnStartResponse;
-      try {
-        started = await this.request<C.TurnStartResponse>("turn/start", params, "prompt");
-      } catch (e) {
-        if (e instanceof RpcResponseError) throw errors.agentFailed("prompt", `turn/start: ${e.message}`, false);
-        throw e;
-      }
+      const started = await this.agent.request<C.TurnStartResponse>("turn/start", params, "prompt", (e) =>
+        errors.agentFailed("prompt", `turn/start: ${e.message}`, false),
+      );
       if (selectors.model) this.activeModel = selectors.model;
       if (selectors.effort) this.activeEffort = selectors.effort;
       const id = started?.turn?.id;
@@ -299,7 +249,7 @@ export class CodexLaneSession implements LaneSession {
 
   private sendInterrupt(turn: ActiveTurn): void {
     turn.interrupts++;
-    this.link.request("turn/interrupt", { threadId: this.threadId!, turnId: turn.id! } satisfies C.TurnInterruptParams).catch((e: unknown) => {
+    this.agent.request("turn/interrupt", { threadId: this.threadId!, turnId: turn.id! } satisfies C.TurnInterruptParams, "prompt").catch((e: unknown) => {
       if (turn.finished || this.fatal) return;
       if (e instanceof RpcResponseError && turn.interrupts < 2) {
         if (turn.started) this.sendInterrupt(turn);
@@ -311,19 +261,8 @@ export class CodexLaneSession implements LaneSession {
     });
   }
 
-  async close(): Promise<{ clean: boolean; detail?: string }> {
-    this.phase = "closing";
-    this.alive = false;
-    const r = await this.proc.stop();
-    const closed = new A4aaError("session_closed", "close", "the session was closed");
-    this.link.close(closed);
-    this.turn?.fail(closed);
-    return r.clean ? { clean: true } : { clean: false, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${r.survivors.join(", ")}` };
-  }
-
-  /** Ends codex after a failed open; never throws. */
-  async shutdown(): Promise<void> {
-    await this.close().catch(() => undefined);
+  close(): Promise<{ clean: boolean; detail?: string }> {
+    return this.agent.close();
   }
 
   private raw(method: string, params: unknown): void {
@@ -456,5 +395,5 @@ export class CodexLaneSession implements LaneSession {
 }
 
 export function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
-  return openOverPipes(ctx, (proc) => new CodexLaneSession(ctx, proc));
+  return openAgentProcess(ctx, (proc) => new CodexLaneSession(ctx, proc));
 }

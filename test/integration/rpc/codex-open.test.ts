@@ -1,5 +1,5 @@
 // The rpc lane (dialect codexAppServer) end to end against the fake app-server — open: the handshake, presets, resume, start-up failures.
-// The real Codex is tested in test/real/rpc.
+// The real Codex is tested in test/real/codex/rpc.*.test.ts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fakeSpec, poll, processesWithMarker, waitGone } from "../../fixtures/rpc/host.js";

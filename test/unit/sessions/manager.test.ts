@@ -50,6 +50,9 @@ class FakeLane implements LaneSession {
 function setup() {
   const events: [string, AgentEvent][] = [];
   const lanes: FakeLane[] = [];
+  const logs: string[] = [];
+  /** While set, lanes take this long to open. */
+  const slow = { openMs: 0 };
   const driver: AnyLaneDriver = {
     lane: "acp",
     defaultPermission: () => "ask",
@@ -57,6 +60,7 @@ function setup() {
       if (o.mode === "nope") throw new A4aaError("unsupported_selector", "open", "no such mode");
     },
     open: async (ctx) => {
+      if (slow.openMs) await new Promise((r) => setTimeout(r, slow.openMs));
       const l = new FakeLane(ctx.emit);
       lanes.push(l);
       return l;
@@ -64,7 +68,7 @@ function setup() {
   };
   const m = new SessionManager({
     host: { gate: new FlowGate(), event: (s, e) => events.push([s, e]), requestPermission: async () => ({ cancelled: true }) },
-    logger: createLogger("error", () => undefined),
+    logger: createLogger("info", (l) => logs.push(l)),
     version: "0",
     hostEnv: {},
     trustHostEnv: false,
@@ -73,7 +77,7 @@ function setup() {
   });
   const cwd = scratchDir("a4aa-mgr");
   const spec = { id: "x", lane: "acp", command: { program: "x", args: [], env: { policy: "sanitized" } } } as AgentSpec;
-  return { m, events, lanes, open: (extra = {}) => m.open({ spec, cwd, ...extra }) };
+  return { m, events, lanes, logs, slow, open: (extra = {}) => m.open({ spec, cwd, ...extra }) };
 }
 
 test("R-OPEN-1: a selector the lane cannot honour is refused before the lane opens", async () => {
@@ -172,4 +176,30 @@ test("closeAll reports false when any cleanup failed", async () => {
   await open();
   lanes[1].cleanResults = [false];
   assert.equal(await m.closeAll(), false);
+});
+
+test("R-CLOSE-2: closing an id never opened answers {} and logs it at info; closing a closed one logs nothing", async () => {
+  const { m, open, logs } = setup();
+  const s = (await open()).sessionId;
+  assert.deepEqual(await m.close({ sessionId: s }), {});
+  assert.deepEqual(await m.close({ sessionId: s }), {});
+  assert.deepEqual(logs.filter((l) => /no session of that id/.test(l)), []);
+  assert.deepEqual(await m.close({ sessionId: "never-known" }), {});
+  const said = logs.filter((l) => /no session of that id/.test(l));
+  assert.equal(said.length, 1, logs.join(""));
+  assert.match(said[0], /^a4aa info: session\/close "never-known"/);
+});
+
+test("a close while the lane is still opening waits for it, ends the lane, and the open fails with session_closed", async () => {
+  const { m, open, lanes, slow } = setup();
+  slow.openMs = 50;
+  const opening = open();
+  await new Promise((r) => setTimeout(r, 10));
+  assert.equal(m.size, 1, "registered before the agent is up");
+  const closed = m.closeAll();
+  await assert.rejects(opening, (e: A4aaError) => e.code === "session_closed" && e.stage === "open");
+  assert.equal(await closed, true);
+  assert.equal(lanes.length, 1);
+  assert.equal(lanes[0].closes, 1);
+  assert.equal(m.size, 0);
 });

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { validateSessionNotification } from "../../../../generated/acp/validators.js";
-import { isPlainTextChunk } from "../../../../src/lanes/acp/acp-session.js";
+import { isPlainTextChunk } from "../../../../src/lanes/acp/plain-chunk.js";
 
 test("isPlainTextChunk accepts the three text chunk kinds, which the schema validator accepts too", () => {
   for (const kind of ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"]) {

@@ -1,0 +1,122 @@
+// `gemini`: Gemini CLI headless, `gemini -o stream-json --prompt=<text>`, one process per
+// turn. Events: init (session id), message (user echo; assistant deltas), tool_use,
+// tool_result, error (warnings and errors), result (status, stats).
+import type { Usage } from "../../../../generated/ts/types.js";
+import { errors } from "../../../errors.js";
+import { json, num, obj, str } from "../loose-json.js";
+import type { SelectorRules } from "../selector-rules.js";
+import { toolKind, toolLocations, toolTitle } from "../tool-calls.js";
+import { cleanUsage } from "../usage.js";
+import type { LineParser } from "../turn-process.js";
+import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
+import { randomUUID } from "node:crypto";
+
+export const GEMINI_MODES = ["default", "auto_edit", "yolo", "plan"] as const;
+
+export const geminiRules: SelectorRules = {
+  model: true,
+  mode: GEMINI_MODES,
+  effort: false,
+  permission: ["readOnly", "acceptEdits", "bypass"],
+  turnModel: true,
+  turnEffort: false,
+};
+
+const APPROVAL = { readOnly: "default", acceptEdits: "auto_edit", bypass: "yolo", ask: "default" } as const;
+
+function geminiCommand(t: TurnBuild): { args: string[]; tail: string[] } {
+  const o = t.ctx.options;
+  const args = ["-o", "stream-json"];
+  if (t.nativeSessionId) args.push(t.continuing ? "--resume" : "--session-id", t.nativeSessionId);
+  const model = t.input.model ?? o.model;
+  if (model) args.push("-m", model);
+  args.push("--approval-mode", o.mode ?? APPROVAL[o.permission]);
+  // `--prompt=` keeps a prompt that starts with "-" from being read as a flag.
+  return { args, tail: [`--prompt=${t.input.text}`] };
+}
+
+function geminiUsage(stats: unknown): Usage | undefined {
+  const s = obj(stats);
+  return cleanUsage({
+    inputTokens: num(s.input_tokens),
+    outputTokens: num(s.output_tokens),
+    cachedInputTokens: num(s.cached),
+    totalTokens: num(s.total_tokens),
+  });
+}
+
+function geminiParser(): LineParser {
+  let lastError: string | undefined;
+  return {
+    kind: "lines",
+    line(m, sink) {
+      const msg = obj(m);
+      switch (msg.type) {
+        case "init": {
+          const id = str(msg.session_id);
+          if (id) sink.sessionId(id);
+          sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
+          return;
+        }
+        case "message": {
+          const text = str(msg.content) ?? "";
+          if (msg.role === "assistant") {
+            if (text) sink.emit({ type: msg.thought === true ? "thoughtChunk" : "messageChunk", text });
+          } else if (msg.role !== "user") sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
+          // The user's own prompt is echoed back: nothing to forward.
+          return;
+        }
+        case "tool_use": {
+          const name = str(msg.tool_name) ?? "tool";
+          const locations = toolLocations(msg.parameters);
+          sink.emit({
+            type: "toolCall",
+            toolCallId: str(msg.tool_id) ?? name,
+            title: toolTitle(name, msg.parameters),
+            kind: toolKind(name),
+            status: "inProgress",
+            ...(locations ? { locations } : {}),
+            rawInput: json(msg.parameters),
+          });
+          return;
+        }
+        case "tool_result": {
+          const text = str(msg.output) ?? str(obj(msg.error).message);
+          sink.emit({
+            type: "toolCallUpdate",
+            toolCallId: str(msg.tool_id) ?? "",
+            status: msg.status === "error" ? "failed" : "completed",
+            ...(text ? { contentTexts: [text] } : {}),
+            rawOutput: json(msg),
+          });
+          return;
+        }
+        case "error":
+          if (msg.severity === "error") lastError = str(msg.message) ?? lastError;
+          sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
+          return;
+        case "result": {
+          const usage = geminiUsage(msg.stats);
+          if (usage) sink.emit({ type: "usage", ...usage });
+          if (msg.status === "success") sink.end({ outcome: { stopReason: "endTurn", ...(usage ? { usage } : {}) } });
+          else sink.end({ error: errors.agentFailed("prompt", str(obj(msg.error).message) ?? lastError ?? "the turn failed") });
+          return;
+        }
+        default:
+          sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
+      }
+    },
+    // API errors end with odd exit codes and, sometimes, only an `error` event.
+    exited: () => (lastError ? { error: errors.agentFailed("prompt", lastError) } : undefined),
+  };
+}
+
+export const geminiDriver: PerTurnDriver = {
+  name: "gemini",
+  rules: geminiRules,
+  resume: true,
+  env: () => ({ GEMINI_CLI_NO_RELAUNCH: "true" }),
+  newSessionId: () => randomUUID(),
+  command: geminiCommand,
+  parser: geminiParser,
+};

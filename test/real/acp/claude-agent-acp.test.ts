@@ -1,4 +1,0 @@
-// claude-agent-acp through a real `a4aa serve` (see suite.ts).
-import { realAcpSuite } from "./suite.js";
-
-realAcpSuite("claude-agent-acp");

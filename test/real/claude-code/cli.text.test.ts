@@ -1,0 +1,5 @@
+// claudeCode against the real `claude` (@anthropic-ai/claude-code, pinned in test/agents).: text.
+import { CONFIGS } from "../helpers/cli-configs.js";
+import { realSuite } from "../helpers/cli-suite.js";
+
+realSuite(CONFIGS.claudeCode, ["text"]);

@@ -1,5 +1,0 @@
-// claudeCode against the real `claude` (@anthropic-ai/claude-code, pinned in test/agents).: cancel.
-import { CONFIGS } from "./helpers/configs.js";
-import { realSuite } from "./helpers/real.js";
-
-realSuite(CONFIGS.claudeCode, ["cancel"]);

@@ -1,5 +1,0 @@
-// codex against the real `codex exec --json` (@openai/codex, pinned in test/agents).: resume.
-import { CONFIGS } from "./helpers/configs.js";
-import { realSuite } from "./helpers/real.js";
-
-realSuite(CONFIGS.codex, ["resume"]);

@@ -1,5 +1,0 @@
-// opencode against the real `opencode run --format json` (opencode-ai, pinned in test/agents).: tool.
-import { CONFIGS } from "./helpers/configs.js";
-import { realSuite } from "./helpers/real.js";
-
-realSuite(CONFIGS.opencode, ["tool"]);

@@ -1,5 +1,0 @@
-// qwen against the real `qwen` (@qwen-code/qwen-code, pinned in test/agents).: text.
-import { CONFIGS } from "./helpers/configs.js";
-import { realSuite } from "./helpers/real.js";
-
-realSuite(CONFIGS.qwen, ["text"]);

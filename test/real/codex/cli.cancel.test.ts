@@ -1,0 +1,5 @@
+// codex against the real `codex exec --json` (@openai/codex, pinned in test/agents).: cancel.
+import { CONFIGS } from "../helpers/cli-configs.js";
+import { realSuite } from "../helpers/cli-suite.js";
+
+realSuite(CONFIGS.codex, ["cancel"]);

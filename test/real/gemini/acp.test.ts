@@ -1,0 +1,4 @@
+// gemini-acp through a real `a4aa serve` (see ../helpers/acp-suite.ts).
+import { realAcpSuite } from "../helpers/acp-suite.js";
+
+realAcpSuite("gemini-acp");
