@@ -1,9 +1,12 @@
-// The runtime: spawn `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it, route what it sends.
-// Node's standard library only; typed stubs come from generated.ts.
+// The runtime: spawn `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it (on the package's own
+// NdjsonPeer: the sidecar's framing, limits and ordering), route what it sends. Typed stubs
+// come from generated.ts.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams } from "../../generated/ts/types.js";
+import { RpcHandlerError, RpcResponseError } from "../../src/transport/json-rpc.js";
+import { NdjsonPeer } from "../../src/transport/ndjson-peer.js";
 import { A4aaError } from "./errors.js";
 import { EventStream } from "./events.js";
 import { HostMethods, dispatchSidecar, type CallOptions, type SidecarHandler } from "./generated.js";
@@ -29,6 +32,13 @@ export interface ClientOptions {
   maxLineBytes?: number;
   /** How long close() waits for the exit after EOF before killing the sidecar. Default 30 s. */
   closeTimeoutMs?: number;
+  /**
+   * Sees every line both ways, as text without the newline (`in`: from the sidecar), for
+   * transcripts and wire checks. A line of MiBs is shown as `<N chars>`.
+   */
+  onLine?: (dir: "in" | "out", line: string) => void;
+  /** Every message the sidecar sends, parsed, before it is routed (batches as arrays). */
+  onMessage?: (msg: unknown) => void;
 }
 
 /** `a4aa serve` of this package: dist/clients/ts/client.js → dist/src/cli/main.js. */
@@ -42,17 +52,11 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-interface Pending {
-  resolve: (v: unknown) => void;
-  reject: (e: unknown) => void;
-}
-
 /** One connection to a sidecar this client spawns. */
 export class A4aaClient extends HostMethods {
   readonly proc: ChildProcessWithoutNullStreams;
   private readonly opts: ClientOptions;
-  private nextId = 0;
-  private readonly pending = new Map<number, Pending>();
+  private readonly link: NdjsonPeer;
   private readonly streams = new Map<string, EventStream>();
   private ended: string | null = null;
   private readonly exited: Promise<ExitStatus>;
@@ -69,7 +73,6 @@ export class A4aaClient extends HostMethods {
     this.proc = spawn(program, args, { env: opts.env, cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise((resolve) => this.proc.once("close", (code, signal) => resolve({ code, signal })));
     this.proc.once("error", (e) => this.end(`cannot run ${program}: ${e.message}`));
-    this.proc.stdin.on("error", () => undefined); // EPIPE: reported by the write callbacks
     this.proc.stderr.setEncoding("utf8");
     this.proc.stderr.on("data", (d: string) => (opts.onStderr ? opts.onStderr(d) : process.stderr.write(d)));
     this.router = {
@@ -79,7 +82,38 @@ export class A4aaClient extends HostMethods {
         return (await this.opts.onPermission(p)) ?? { cancelled: true };
       },
     };
-    this.readLines();
+    this.link = new NdjsonPeer({
+      input: this.proc.stdout,
+      output: this.proc.stdin,
+      maxLineBytes: opts.maxLineBytes ?? 1 << 30,
+      checkUtf8: true,
+      // One write per message: close() may end stdin right after a call.
+      batchWrites: false,
+      requireVersion: false,
+      writeVersion: true,
+      // Answers to batches a caller wrote itself: their responses settle nothing.
+      allowBatch: true,
+      onLine: opts.onLine,
+      onMessage: opts.onMessage,
+      onRequest: (method, params) => {
+        const d = dispatchSidecar(this.router, method, params);
+        if (!d) throw new RpcHandlerError(-32601, `method not found: ${method}`);
+        return d.result;
+      },
+      onNotification: (method, params) => {
+        if (!dispatchSidecar(this.router, method, params)) process.stderr.write(`a4aa client: ignored unknown notification ${method}\n`);
+      },
+      // The host's handler failed: the sidecar answers the agent "cancelled".
+      toRpcError: (e) =>
+        e instanceof RpcHandlerError ? e.toRpcError() : { code: -32000, message: `handler failed: ${e instanceof Error ? e.message : String(e)}` },
+      invalidRequest: (reason) => ({ code: -32600, message: reason }),
+      onBadLine: (bad) =>
+        process.stderr.write(
+          bad.kind === "frame_too_large" ? `a4aa client: skipped an incoming line over ${opts.maxLineBytes ?? 1 << 30} bytes\n` : `a4aa client: ignored a line that is not JSON (${bad.detail})\n`,
+        ),
+      onEnd: () => this.end("the sidecar closed its stdout"),
+      onWriteError: (e) => this.end(`write failed: ${e.message}`),
+    });
   }
 
   /** Sends any request and resolves with its raw result; the typed methods are the usual way. */
@@ -87,46 +121,21 @@ export class A4aaClient extends HostMethods {
     return this.request(method, params, opts);
   }
 
-  protected request(method: string, params: unknown, opts: CallOptions = {}): Promise<unknown> {
-    if (this.ended !== null) return Promise.reject(A4aaError.peerClosed(false, this.ended));
-    const id = ++this.nextId;
-    return new Promise<unknown>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
-      const done = () => {
-        this.pending.delete(id);
-        if (timer) clearTimeout(timer);
-        opts.signal?.removeEventListener("abort", onAbort);
-      };
-      const onAbort = () => {
-        done();
-        reject(opts.signal?.reason ?? new Error("aborted"));
-      };
-      this.pending.set(id, {
-        resolve: (v) => {
-          done();
-          if (method === "session/close") this.events((params as { sessionId: string }).sessionId).finish();
-          resolve(v);
-        },
-        reject: (e) => {
-          done();
-          reject(e);
-        },
-      });
-      if (opts.timeoutMs !== undefined) timer = setTimeout(() => this.pending.get(id)?.reject(new Error(`${method}: no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-      if (opts.signal?.aborted) return onAbort();
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
-      this.write({ jsonrpc: "2.0", id, method, params }, (err) => {
-        if (err) this.pending.get(id)?.reject(A4aaError.peerClosed(false, `write failed: ${err.message}`));
-      });
-    });
+  protected async request(method: string, params: unknown, opts: CallOptions = {}): Promise<unknown> {
+    if (this.ended !== null) throw A4aaError.peerClosed(false, this.ended);
+    let result: unknown;
+    try {
+      result = await this.link.request(method, params, opts);
+    } catch (e) {
+      throw e instanceof RpcResponseError ? A4aaError.fromWire(e.wire) : e;
+    }
+    if (method === "session/close") this.events((params as { sessionId: string }).sessionId).finish();
+    return result;
   }
 
-  private write(msg: unknown, cb?: (err: Error | null | undefined) => void): void {
-    if (!this.proc.stdin.writable) {
-      cb?.(new Error("the sidecar's stdin is closed"));
-      return;
-    }
-    this.proc.stdin.write(JSON.stringify(msg) + "\n", cb);
+  /** Writes one line as it is (no newline): for tests that speak to the sidecar by hand. */
+  writeLine(line: string): void {
+    this.link.writeLine(line);
   }
 
   /**
@@ -144,76 +153,10 @@ export class A4aaClient extends HostMethods {
     return s;
   }
 
-  // One reader: split stdout into lines without a fixed buffer (no 64 KiB trap), skipping a
-  // line over maxLineBytes without holding it.
-  private readLines(): void {
-    const max = this.opts.maxLineBytes ?? 1 << 30;
-    let parts: Buffer[] = [];
-    let size = 0;
-    let skipping = false;
-    this.proc.stdout.on("data", (chunk: Buffer) => {
-      let start = 0;
-      for (;;) {
-        const nl = chunk.indexOf(10, start);
-        if (nl < 0) {
-          if (!skipping) {
-            parts.push(chunk.subarray(start));
-            size += chunk.length - start;
-            if (size > max) [parts, size, skipping] = [[], 0, true];
-          }
-          return;
-        }
-        if (!skipping) {
-          parts.push(chunk.subarray(start, nl));
-          size += nl - start;
-          if (size <= max) this.handleLine(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
-          else process.stderr.write(`a4aa client: skipped an incoming line over ${max} bytes\n`);
-        } else process.stderr.write(`a4aa client: skipped an incoming line over ${max} bytes\n`);
-        [parts, size, skipping] = [[], 0, false];
-        start = nl + 1;
-      }
-    });
-    this.proc.stdout.once("end", () => this.end("the sidecar closed its stdout"));
-  }
-
-  private handleLine(line: Buffer): void {
-    const text = line.toString("utf8").trim();
-    if (!text) return;
-    let msg: { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
-    try {
-      msg = JSON.parse(text);
-    } catch {
-      process.stderr.write("a4aa client: ignored a line that is not JSON\n");
-      return;
-    }
-    if (!msg || typeof msg !== "object" || Array.isArray(msg)) return;
-    if (typeof msg.method === "string") {
-      if ("id" in msg) void this.handleRequest(msg.id, msg.method, msg.params);
-      else if (!dispatchSidecar(this.router, msg.method, msg.params)) process.stderr.write(`a4aa client: ignored unknown notification ${msg.method}\n`);
-      return;
-    }
-    const p = typeof msg.id === "number" ? this.pending.get(msg.id) : undefined;
-    if (!p) return; // its caller gave up
-    if ("error" in msg) p.reject(A4aaError.fromWire(msg.error));
-    else p.resolve(msg.result);
-  }
-
-  private async handleRequest(id: unknown, method: string, params: unknown): Promise<void> {
-    let reply: unknown;
-    try {
-      const d = dispatchSidecar(this.router, method, params);
-      reply = d ? { jsonrpc: "2.0", id, result: await d.result } : { jsonrpc: "2.0", id, error: { code: -32601, message: `method not found: ${method}` } };
-    } catch (e) {
-      // The host's handler failed: the sidecar answers the agent "cancelled".
-      reply = { jsonrpc: "2.0", id, error: { code: -32000, message: `handler failed: ${e instanceof Error ? e.message : String(e)}` } };
-    }
-    this.write(reply);
-  }
-
   private end(cause: string): void {
     if (this.ended !== null) return;
     this.ended = cause;
-    for (const p of [...this.pending.values()]) p.reject(A4aaError.peerClosed(true, cause));
+    this.link.close(A4aaError.peerClosed(true, cause));
     for (const s of this.streams.values()) s.finish();
   }
 

@@ -1,11 +1,9 @@
 // `a4aa demo`: a small host that does what every host does — spawn `a4aa serve`, open a
 // session (here on the bundled example ACP agent), prompt it, print the streamed events,
 // answer its permission request, close — offline, on a fresh machine.
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { AgentEvent, OpenResult, PermissionRequest, TurnOutcome } from "../../generated/ts/types.js";
-import { JsonRpcPeer, RpcResponseError } from "../transport/json-rpc.js";
-import { frameParser } from "../transport/frames.js";
+import type { AgentEvent, PermissionRequest, PermissionResponse } from "../../generated/ts/types.js";
+import { A4aaClient, A4aaError } from "../../clients/ts/index.js";
 import { UsageError, parseArgs } from "./args.js";
 
 const HELP = `Usage: a4aa demo [--prompt TEXT] [--deny] [--wire]
@@ -39,8 +37,6 @@ export async function demoCommand(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(s);
   out(`${bold("a4aa demo")} ${dim("— a host driving the bundled example agent through a real `a4aa serve`")}\n\n`);
 
-  const sidecar = spawn(process.execPath, [cli, "serve"], { stdio: ["pipe", "pipe", "inherit"] });
-  const exited = new Promise<number | null>((r) => sidecar.once("exit", (code) => r(code)));
   let streaming: string | null = null;
   const endStream = () => {
     if (streaming) out("\n");
@@ -85,7 +81,7 @@ export async function demoCommand(argv: string[]): Promise<number> {
     }
   };
 
-  const onPermission = (p: PermissionRequest) => {
+  const onPermission = (p: PermissionRequest): PermissionResponse => {
     endStream();
     const choice = flags.deny ? p.options.find((o) => o.kind === "rejectOnce") : p.options.find((o) => o.kind === "allowOnce");
     out(`  ${c("34", "? permission asked:")} ${p.title} ${dim(`(${p.kind})`)} — ${p.options.map((o) => o.name).join(" / ")}\n`);
@@ -93,42 +89,28 @@ export async function demoCommand(argv: string[]): Promise<number> {
     return choice ? { selected: choice.optionId } : { cancelled: true };
   };
 
-  const peer = new JsonRpcPeer({
-    sendLine: (line) => {
-      if (wire) {
-        endStream();
-        out(dim(`  → ${line.length > 300 ? line.slice(0, 300) + "…" : line}\n`));
-      }
-      sidecar.stdin.write(line + "\n");
+  // The demo is a host like any other: it uses the package's own client.
+  const client = A4aaClient.start({
+    command: [process.execPath, cli, "serve"],
+    onStderr: (t) => process.stderr.write(t),
+    onPermission,
+    maxLineBytes: 256 * 1024 * 1024,
+    // Printed as they come, in order with the answers.
+    onMessage: (m) => {
+      const msg = m as { method?: string; params?: { event: AgentEvent } };
+      if (msg.method === "session/event" && msg.params) onEvent(msg.params.event);
     },
-    requireVersion: true,
-    writeVersion: true,
-    allowBatch: false,
-    onRequest: (method, params) => {
-      if (method === "permission/request") return onPermission(params as PermissionRequest);
-      throw new Error(`the demo host does not answer ${method}`);
-    },
-    onNotification: (method, params) => {
-      if (method === "session/event") onEvent((params as { event: AgentEvent }).event);
-    },
-    toRpcError: (e) => ({ code: -32603, message: (e as Error).message }),
-    invalidRequest: (reason) => ({ code: -32600, message: reason }),
+    onLine: wire
+      ? (dir, line) => {
+          endStream();
+          out(dim(`  ${dir === "out" ? "→" : "←"} ${line.length > 300 ? line.slice(0, 300) + "…" : line}\n`));
+        }
+      : undefined,
   });
-  const parser = frameParser(256 * 1024 * 1024, {
-    onMessage: (value, text) => {
-      if (wire) {
-        endStream();
-        out(dim(`  ← ${text.length > 300 ? text.slice(0, 300) + "…" : text}\n`));
-      }
-      peer.handle(value);
-    },
-    onFrameError: (e) => out(`demo: bad line from the sidecar: ${e.message}\n`),
-  });
-  sidecar.stdout.on("data", (b: Buffer) => parser.push(b));
 
   try {
     out(`${bold("▸ session/open")} example agent (acp) in ${process.cwd()}\n`);
-    const open = await peer.request<OpenResult>("session/open", {
+    const open = await client.sessionOpen({
       spec: {
         id: "example",
         lane: "acp",
@@ -138,22 +120,21 @@ export async function demoCommand(argv: string[]): Promise<number> {
     const modes = (open.sessionState?.modes as { availableModes?: { id: string }[] } | undefined)?.availableModes?.map((m) => m.id) ?? [];
     out(`  session ${open.sessionId} · agent ${open.agentInfo?.title ?? open.agentInfo?.name} ${open.agentInfo?.version} · modes ${modes.join(", ")}\n`);
     out(`${bold("▸ session/prompt")} ${JSON.stringify(prompt)}\n`);
-    const outcome = await peer.request<TurnOutcome>("session/prompt", { sessionId: open.sessionId, text: prompt });
+    const outcome = await client.sessionPrompt({ sessionId: open.sessionId, text: prompt });
     endStream();
     const u = outcome.usage;
     out(`${bold("◂ turn ended:")} ${outcome.stopReason}${u ? ` · ${u.inputTokens ?? "?"} tokens in, ${u.outputTokens ?? "?"} out${u.costUsd !== undefined ? `, $${u.costUsd.toFixed(4)}` : ""}` : ""}\n`);
     out(`${bold("▸ session/close")}\n`);
-    await peer.request("session/close", { sessionId: open.sessionId });
+    await client.sessionClose({ sessionId: open.sessionId });
   } catch (e) {
     endStream();
-    const detail = e instanceof RpcResponseError ? `${(e.data as { code?: string })?.code ?? e.code}: ${(e.data as { detail?: string })?.detail ?? e.message}` : (e as Error).message;
+    const detail = e instanceof A4aaError ? `${e.code || e.rpcCode}: ${e.detail ?? e.message}` : (e as Error).message;
     out(`demo failed: ${detail}\n`);
-    sidecar.stdin.end();
-    await exited;
+    await client.close();
     return 1;
   }
-  sidecar.stdin.end();
-  const code = await exited;
+  const { code } = await client.close();
   out(`\ndone in ${((Date.now() - started) / 1000).toFixed(1)} s; the sidecar closed every agent and exited ${code}.\n`);
   return code === 0 ? 0 : 1;
 }
+

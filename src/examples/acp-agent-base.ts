@@ -1,7 +1,7 @@
 // The agent side of an ACP stdio connection, on a4aa's own transport: for the bundled
 // example agent and the test fixtures. Not part of the sidecar's runtime path.
-import { JsonRpcPeer, type RpcErrorObject } from "../transport/json-rpc.js";
-import { LineReader } from "../transport/line-reader.js";
+import type { JsonRpcPeer, RpcErrorObject } from "../transport/json-rpc.js";
+import { NdjsonPeer } from "../transport/ndjson-peer.js";
 
 export class AcpError extends Error {
   constructor(
@@ -29,12 +29,13 @@ export function serveAgent(
   notifications: Record<string, (params: Record<string, unknown>) => void>,
   opts: { onEnd?: () => void } = {},
 ): AgentConnection {
-  const out = process.stdout;
-  const writeRaw = (line: string) => {
-    out.write(line + "\n");
-  };
-  const peer = new JsonRpcPeer({
-    sendLine: writeRaw,
+  const link: NdjsonPeer = new NdjsonPeer({
+    input: process.stdin,
+    output: process.stdout,
+    maxLineBytes: 256 * 1024 * 1024,
+    checkUtf8: true,
+    // One write per message: a fixture may exit right after one.
+    batchWrites: false,
     requireVersion: false,
     writeVersion: true,
     allowBatch: false,
@@ -49,25 +50,15 @@ export function serveAgent(
         ? { code: e.code, message: e.message, ...(e.data !== undefined ? { data: e.data } : {}) }
         : { code: -32603, message: (e as Error)?.message ?? String(e) },
     invalidRequest: (reason) => ({ code: -32600, message: reason }),
-  });
-  const reader = new LineReader({
-    maxLineBytes: 256 * 1024 * 1024,
-    onOversize: () => undefined,
-    onLine: (line) => {
-      if (line.length === 0) return;
-      try {
-        peer.handle(JSON.parse(line.toString("utf8")));
-      } catch {
-        process.stderr.write(`agent: ignored a line that is not JSON\n`);
-      }
+    onBadLine: (bad) => process.stderr.write(`agent: ignored a line (${bad.detail})\n`),
+    onEnd: () => {
+      link.close(new Error("stdin closed"));
+      opts.onEnd?.();
     },
+    onWriteError: () => undefined,
   });
-  process.stdin.on("data", (c: Buffer) => reader.push(c));
-  process.stdin.on("end", () => {
-    reader.end();
-    peer.close(new Error("stdin closed"));
-    opts.onEnd?.();
-  });
+  const peer = link.rpc;
+  const writeRaw = (line: string) => link.writeLine(line);
   return {
     peer,
     update: (sessionId, update) => peer.notify("session/update", { sessionId, update }),

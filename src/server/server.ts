@@ -8,13 +8,13 @@ import { paramsValidators } from "../../generated/ts/method-validators.js";
 import type { ErrorStage } from "../../generated/ts/types.js";
 import { A4aaError, errors, toA4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { readFrames } from "../transport/frames.js";
-import { JsonRpcPeer } from "../transport/json-rpc.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
-import { NdjsonWriter } from "../transport/ndjson-writer.js";
+import { NdjsonPeer, type BadLine } from "../transport/ndjson-peer.js";
+import { RawJson } from "../transport/raw-id.js";
 import type { HostChannel } from "../sessions/host-channel.js";
 import type { SessionService } from "../sessions/service.js";
 import { formatParamsErrors } from "./params-errors.js";
+import { installLastResort } from "./last-resort.js";
 import { discoverDocument } from "./discover.js";
 
 export interface ServerOptions {
@@ -42,12 +42,25 @@ type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<R
 
 export function runServer(opts: ServerOptions): Promise<number> {
   const { logger } = opts;
-  const writer = new NdjsonWriter(opts.output);
-  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const removeLastResort = installLastResort(logger);
+  let shutdown: (why: string) => Promise<void> = async () => undefined;
 
-  const peer: JsonRpcPeer = new JsonRpcPeer({
-    sendLine: (line) => writer.writeLine(line),
-    sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
+  const peer: NdjsonPeer = new NdjsonPeer({
+    input: opts.input,
+    output: opts.output,
+    maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    checkUtf8: true,
+    onBadLine: (bad) => {
+      const e = badLineError(bad);
+      logger.warn(`bad line from the host: ${e.message}`);
+      peer.writer.writeMessage({ jsonrpc: "2.0", id: bad.rawId !== undefined ? new RawJson(bad.rawId) : null, error: e.toRpcError() }, bad.rawId !== undefined);
+    },
+    onEnd: () => void shutdown("stdin closed"),
+    // R-HOSTILE-4: a host channel that cannot be written is as gone as one at EOF.
+    onWriteError: (e) => {
+      logger.error(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message}): shutting down as on stdin EOF`);
+      void shutdown(`stdout failed: ${e.message}`);
+    },
     requireVersion: true,
     writeVersion: true,
     allowBatch: true,
@@ -68,11 +81,13 @@ export function runServer(opts: ServerOptions): Promise<number> {
     },
     invalidRequest: (reason) => new A4aaError("invalid_request", "transport", reason).toRpcError(),
     onInvalid: (reason) => logger.warn(`invalid JSON-RPC message from the host: ${reason}`),
-    onUnmatchedResponse: (m) => logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late?)`),
+    onUnmatchedResponse: (m) => {
+      if (logger.enabled("debug")) logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late?)`);
+    },
   });
 
   const host: HostChannel = {
-    gate: writer.gate,
+    gate: peer.writer.gate,
     event: (sessionId, event) => peer.notify("session/event", { sessionId, event }),
     requestPermission: (request, signal) => peer.request("permission/request", request, { signal }),
   };
@@ -104,11 +119,11 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   return new Promise<number>((resolve) => {
     let shuttingDown = false;
-    const shutdown = async (why: string) => {
+    shutdown = async (why: string) => {
       if (shuttingDown) return;
       shuttingDown = true;
       logger.info(`shutting down: ${why}`);
-      stopReading();
+      peer.stopReading();
       for (const s of signals) process.off(s, onSignal);
       // Calls still waiting on the host (permission requests) fail closed.
       peer.close(errors.peerClosed("transport", `the host's stdin closed (${why})`));
@@ -119,20 +134,26 @@ export function runServer(opts: ServerOptions): Promise<number> {
         clean = false;
         logger.error(`closing sessions failed: ${(e as Error).message}`);
       }
-      await writer.flush();
+      await peer.flush();
       if (!clean) logger.error("at least one agent process tree could not be cleaned up; exiting with status 1");
+      removeLastResort();
       resolve(clean ? 0 : 1);
     };
     const signals = opts.signals ?? [];
     const onSignal = (sig: NodeJS.Signals) => void shutdown(sig);
     for (const s of signals) process.on(s, onSignal);
-    const stopReading = readFrames(opts.input, maxLineBytes, {
-      onMessage: (value, text) => peer.handle(value, text),
-      onFrameError: (e) => {
-        logger.warn(`bad line from the host: ${e.message}`);
-        writer.write({ jsonrpc: "2.0", id: null, error: e.toRpcError() });
-      },
-      onEnd: () => void shutdown("stdin closed"),
-    });
   });
+}
+
+/** The error a bad host line is answered with (R-FRAME-2, R-FRAME-3, R-HOSTILE-1). */
+function badLineError(bad: BadLine): A4aaError {
+  switch (bad.kind) {
+    case "frame_too_large":
+    case "invalid_utf8":
+    case "parse_error":
+      return new A4aaError(bad.kind, "transport", bad.detail);
+    case "too_deep":
+    case "not_object":
+      return new A4aaError("invalid_request", "transport", bad.detail);
+  }
 }

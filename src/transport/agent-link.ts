@@ -1,11 +1,16 @@
-// A JSON-RPC link to an agent process over its stdin/stdout: the line reader (bounded
-// by maxOutputBytes), the peer, host backpressure, and what to do with lines that are
-// not JSON-RPC. Used by every lane whose agent speaks JSON-RPC (acp, rpc).
+// A JSON-RPC link to an agent process over its stdin/stdout: an NdjsonPeer bounded by
+// maxOutputBytes, paused while the host is not reading, and what to do with lines that
+// are not JSON-RPC. Used by every lane whose agent speaks JSON-RPC (acp, rpc).
 import type { Readable, Writable } from "node:stream";
-import { JsonRpcPeer, RpcHandlerError, needsSourceText, type PeerOptions } from "./json-rpc.js";
-import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
-import { LineReader, isBlank } from "./line-reader.js";
-import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
+import { RpcHandlerError, type JsonRpcPeer, type PeerOptions } from "./json-rpc.js";
+import { NdjsonPeer, type BadLineKind } from "./ndjson-peer.js";
+import type { FlowGate } from "./ndjson-writer.js";
+
+/**
+ * Why a stdout line was not taken as a message: one of NdjsonPeer's bad lines, or
+ * `invalid` (JSON, but not JSON-RPC). `too_deep` lines are never parsed (R-HOSTILE-1).
+ */
+export type NoiseKind = Exclude<BadLineKind, "frame_too_large" | "invalid_utf8"> | "invalid";
 
 export interface AgentLinkOptions
   extends Pick<PeerOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
@@ -15,8 +20,8 @@ export interface AgentLinkOptions
   maxLineBytes: number;
   /** Closed while the host is not reading: stdout is paused meanwhile. */
   gate: FlowGate;
-  /** A stdout line that is not a JSON-RPC message (noise, a log line). */
-  onNoise: (line: string, reason: string) => void;
+  /** A stdout line that is not a JSON-RPC message (noise, a log line, a too-deep message). */
+  onNoise: (line: string, reason: string, kind: NoiseKind) => void;
   /** A stdout line longer than maxLineBytes (it was discarded). */
   onOverflow: (bytes: number) => void;
   /** stdout ended. */
@@ -24,17 +29,20 @@ export interface AgentLinkOptions
 }
 
 export class AgentLink {
-  readonly peer: JsonRpcPeer;
-  private readonly detachGate: () => void;
-  private ended = false;
+  private readonly link: NdjsonPeer;
 
-  constructor(private readonly o: AgentLinkOptions) {
-    // Unbatched: the stop ladder may end stdin right after a write. A big message (a
-    // 64 MiB prompt) still goes out a slice at a time, in order with what follows it.
-    const writer = new NdjsonWriter(o.stdin, { batch: false });
-    this.peer = new JsonRpcPeer({
-      sendLine: (line) => writer.writeLine(line),
-      sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
+  constructor(o: AgentLinkOptions) {
+    this.link = new NdjsonPeer({
+      input: o.stdout,
+      output: o.stdin,
+      maxLineBytes: o.maxLineBytes,
+      // Agents' bytes are passed on as they decode; only the host link refuses bad UTF-8.
+      checkUtf8: false,
+      objectsOnly: true,
+      // Unbatched: the stop ladder may end stdin right after a write. A big message (a
+      // 64 MiB prompt) still goes out a slice at a time, in order with what follows it.
+      batchWrites: false,
+      gate: o.gate,
       onRequest: o.onRequest,
       onNotification: o.onNotification,
       // What a handler threw: its own JSON-RPC error, or -32603 with the message.
@@ -44,59 +52,34 @@ export class AgentLink {
       requireVersion: o.requireVersion,
       writeVersion: o.writeVersion,
       allowBatch: false,
-      onInvalid: (reason, msg) => o.onNoise(JSON.stringify(msg), reason),
-    });
-    const lines = new LineSequencer({
-      parse: (text) => {
-        // Fast path: a JSON-RPC message is an object.
-        if (text.charCodeAt(0) !== 123 /* { */) {
-          o.onNoise(text, "not a JSON object");
-          return SKIP;
-        }
-        try {
-          return JSON.parse(text);
-        } catch {
-          o.onNoise(text, "not JSON");
-          return SKIP;
-        }
+      // The value is depth-checked: serialising it again cannot overflow.
+      onInvalid: (reason, msg) => o.onNoise(JSON.stringify(msg), reason, "invalid"),
+      onBadLine: (bad) => {
+        if (bad.kind === "frame_too_large") o.onOverflow(bad.bytes!);
+        else if (bad.kind === "not_object") o.onNoise(bad.text!, "not a JSON object", "not_object");
+        else if (bad.kind === "parse_error") o.onNoise(bad.text!, "not JSON", "parse_error");
+        else if (bad.kind === "too_deep") o.onNoise(bad.text!, bad.detail, "too_deep");
       },
-      needsText: needsSourceText,
-      deliver: (value, text) => this.peer.handle(value, text),
+      onEnd: o.onEnd,
+      // A dead agent's stdin: its exit is what the lane acts on.
+      onWriteError: () => undefined,
     });
-    const reader = new LineReader({
-      maxLineBytes: o.maxLineBytes,
-      onOversize: (bytes) => lines.then(() => o.onOverflow(bytes)),
-      onLine: (line) => {
-        if (line.length === 0 || isBlank(line)) return;
-        lines.push(line.toString("utf8"), line.length >= BIG_LINE_BYTES);
-      },
-    });
-    o.stdout.on("data", (chunk: Buffer) => reader.push(chunk));
-    const end = () => {
-      if (this.ended) return;
-      this.ended = true;
-      reader.end();
-      lines.then(() => {
-        this.detachGate();
-        o.onEnd?.();
-      });
-    };
-    o.stdout.once("end", end);
-    o.stdout.once("close", end);
-    this.detachGate = pauseWithGate(o.gate, o.stdout);
+  }
+
+  get peer(): JsonRpcPeer {
+    return this.link.rpc;
   }
 
   request<R = unknown>(method: string, params?: unknown, opts?: Parameters<JsonRpcPeer["request"]>[2]): Promise<R> {
-    return this.peer.request<R>(method, params, opts);
+    return this.link.request<R>(method, params, opts);
   }
 
   notify(method: string, params?: unknown): void {
-    this.peer.notify(method, params);
+    this.link.notify(method, params);
   }
 
   /** Fails every pending request with `error`; the link sends nothing more. */
   close(error: Error): void {
-    this.peer.close(error);
-    this.detachGate();
+    this.link.close(error);
   }
 }

@@ -1,7 +1,8 @@
 // A JSON-RPC 2.0 peer usable in both directions: the host link (a4aa serve answers
 // requests and sends its own) and the agent links (ACP, Codex app-server). It knows
-// nothing of framing: the owner hands it parsed messages and gives it a line writer.
-import { RawJson, idNeedsRawText, rawIds, stringifyWithRaw } from "./raw-id.js";
+// nothing of framing: NdjsonPeer hands it parsed messages and gives it a line writer.
+import { RawJson, idNeedsRawText, rawIds } from "./raw-id.js";
+import { serialize } from "./serialize.js";
 
 export interface RpcErrorObject {
   code: number;
@@ -13,11 +14,14 @@ export interface RpcErrorObject {
 export class RpcResponseError extends Error {
   readonly code: number;
   readonly data: unknown;
+  /** The error member as the peer sent it (for clients that read it their own way). */
+  wire: unknown;
   constructor(readonly method: string, error: RpcErrorObject) {
     super(`${method}: ${error.message} (${error.code})`);
     this.name = "RpcResponseError";
     this.code = error.code;
     this.data = error.data;
+    this.wire = error;
   }
 }
 
@@ -47,7 +51,7 @@ export interface PeerOptions {
   sendLine: (json: string) => void;
   /**
    * When set, used instead of sendLine: the writer serialises `msg` itself (`raw`: with
-   * stringifyWithRaw), so that it can stream a big one out and hold later ones back.
+   * serialize.ts), so that it can stream a big one out and hold later ones back.
    */
   sendMessage?: (msg: unknown, raw: boolean) => void;
   /** Answers an incoming request; what it throws becomes the error response. */
@@ -123,7 +127,7 @@ export class JsonRpcPeer {
       rawId = rawIds(text) as string | undefined;
     }
     const reply = this.handleOne(value, rawId);
-    // The replacer-based stringify is only needed when a raw id has to be spliced in.
+    // The member-by-member serialiser is only needed when a raw id has to be written.
     if (reply) reply.then((msg) => this.send(msg, rawId !== undefined));
   }
 
@@ -207,8 +211,8 @@ export class JsonRpcPeer {
   }
 
   private settle(m: Obj): void {
-    let id = m.id;
-    if (typeof id === "string" && /^\d+$/.test(id)) id = Number(id);
+    // Ids match by JSON value: our ids are numbers, so "1" is not 1.
+    const id = m.id;
     const p = typeof id === "number" ? this.pending.get(id) : undefined;
     if (!p) {
       this.opts.onUnmatchedResponse?.(m);
@@ -222,7 +226,9 @@ export class JsonRpcPeer {
         e && typeof e === "object"
           ? { code: typeof e.code === "number" ? e.code : -32603, message: String(e.message ?? "error"), data: e.data }
           : { code: -32603, message: String(e) };
-      p.reject(new RpcResponseError(p.method, obj));
+      const err = new RpcResponseError(p.method, obj);
+      err.wire = e;
+      p.reject(err);
     } else {
       p.resolve(m.result);
     }
@@ -274,10 +280,10 @@ export class JsonRpcPeer {
     this.send(msg, false);
   }
 
-  /** `raw`: the message holds a RawJson id to splice in (the replacer-based stringify). */
+  /** `raw`: the message holds a RawJson id to write verbatim. */
   private send(msg: unknown, raw: boolean): void {
     if (this.opts.sendMessage) this.opts.sendMessage(msg, raw);
-    else this.opts.sendLine(raw ? stringifyWithRaw(msg) : JSON.stringify(msg));
+    else this.opts.sendLine(serialize(msg, raw));
   }
 
   /** No more answers will come: every pending request rejects with `error`, and so do later ones. */

@@ -52,22 +52,14 @@ export class LineReader {
         this.append(chunk, start, len);
         return;
       }
-      if (this.discarding) {
-        const total = this.discarded + (nl - start);
-        this.discarding = false;
-        this.discarded = 0;
-        this.opts.onOversize(total);
-      } else if (this.parts.length === 0 && this.stage === null) {
+      if (this.discarding) this.endDiscard(nl - start);
+      else if (this.parts.length === 0 && this.stage === null) {
         this.emit(chunk.subarray(start, nl));
       } else {
         if (nl > start) this.append(chunk, start, nl);
-        if (this.discarding) {
-          // The last piece took the line over the limit.
-          const total = this.discarded;
-          this.discarding = false;
-          this.discarded = 0;
-          this.opts.onOversize(total);
-        } else this.emit(this.takeLine());
+        // The last piece may have taken the line over the limit.
+        if (this.discarding) this.endDiscard(0);
+        else this.emit(this.takeLine());
       }
       start = nl + 1;
     }
@@ -75,14 +67,16 @@ export class LineReader {
 
   /** The stream ended: a last line without `\n` still counts. */
   end(): void {
-    if (this.discarding) {
-      const total = this.discarded;
-      this.discarding = false;
-      this.discarded = 0;
-      this.opts.onOversize(total);
-      return;
-    }
-    if (this.parts.length || this.stage) this.emit(this.takeLine());
+    if (this.discarding) this.endDiscard(0);
+    else if (this.parts.length || this.stage) this.emit(this.takeLine());
+  }
+
+  /** The discarded line ended after `more` further bytes: report it, read normally again. */
+  private endDiscard(more: number): void {
+    const total = this.discarded + more;
+    this.discarding = false;
+    this.discarded = 0;
+    this.opts.onOversize(total);
   }
 
   /** The unfinished line as one buffer; the reader lets go of it. */

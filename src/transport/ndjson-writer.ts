@@ -3,9 +3,7 @@
 // (agent stdout readers) pause until the stream drains.
 import type { Writable } from "node:stream";
 import { reclaimMemory } from "./reclaim.js";
-import { stringifyWithRaw } from "./raw-id.js";
-import { hasBigString, jsonPieces, textSlices } from "./serialize.js";
-
+import { hasBigString, jsonPieces, serialize, textSlices } from "./serialize.js";
 
 type Listener = (open: boolean) => void;
 
@@ -50,6 +48,13 @@ export interface NdjsonWriterOptions {
    * whose owner may end the stream right after a write.
    */
   batch?: boolean;
+  /**
+   * The stream failed (EPIPE, ENOBUFS): nothing more can be written. Called once; the
+   * owner ends the link (R-HOSTILE-4: a sidecar that can no longer answer shuts down).
+   */
+  onError?: (error: Error) => void;
+  /** Sees every line written (no `\n`); a big streamed line as `<N chars>`. */
+  onLine?: (line: string) => void;
 }
 
 export class NdjsonWriter {
@@ -57,17 +62,18 @@ export class NdjsonWriter {
   private closed = false;
   private bytesWritten = 0;
   private readonly batching: boolean;
-  // Lines written in one turn of the event loop go out as one write, after the I/O of
-  // that turn (setImmediate): one syscall and one wake-up of the reader instead of one per
-  // line — a stream of small events costs a fraction of the CPU. Order is kept: a batch
-  // is flushed before anything else is written.
+  // Lines written in one run of JavaScript go out as one write, in a microtask once that
+  // run is over: one syscall and one wake-up of the reader instead of one per line — a
+  // stream of small events costs a fraction of the CPU. Order is kept: a batch is flushed
+  // before anything else is written.
   private batch: string[] = [];
   private batchChars = 0;
-  private scheduled: NodeJS.Immediate | null = null;
+  private scheduled = false;
   private readonly flushBatchSoon = () => {
-    this.scheduled = null;
+    this.scheduled = false;
     this.flushBatch();
   };
+  private readonly onLine: ((line: string) => void) | undefined;
   // A big line (a message holding a string of MiBs) streams out a slice at a time, the
   // next once the stream has drained: it is never whole in memory, neither serialised nor
   // encoded. Producers stay paused meanwhile (gate closed), and what is written after it
@@ -82,16 +88,19 @@ export class NdjsonWriter {
     opts: NdjsonWriterOptions = {},
   ) {
     this.batching = opts.batch ?? true;
+    this.onLine = opts.onLine;
     stream.on("drain", () => {
       if (this.queue === null) this.gate.set(true);
     });
-    // A reader that went away must not crash the sidecar: shutdown is driven by stdin EOF.
-    stream.on("error", () => {
+    // Never an uncaught 'error': the owner hears of it once and ends the link.
+    stream.on("error", (e: Error) => {
+      if (this.closed) return;
       this.closed = true;
       this.batch = [];
       this.batchChars = 0;
       this.gate.set(true);
       this.resumeBig?.();
+      opts.onError?.(e);
     });
   }
 
@@ -119,7 +128,7 @@ export class NdjsonWriter {
     else if (hasBigString(msg)) {
       this.flushBatch();
       this.streamBig(jsonPieces(msg, raw));
-    } else this.writeLine(raw ? stringifyWithRaw(msg) : JSON.stringify(msg));
+    } else this.writeLine(serialize(msg, raw));
   }
 
   /** Writes an already serialised message (one line of JSON, no `\n`). */
@@ -135,6 +144,7 @@ export class NdjsonWriter {
       return;
     }
     this.bytesWritten += json.length + 1;
+    this.onLine?.(json);
     if (!this.batching) {
       if (!this.stream.write(json + "\n")) this.gate.set(false);
       return;
@@ -142,11 +152,13 @@ export class NdjsonWriter {
     this.batch.push(json);
     this.batchChars += json.length + 1;
     if (this.batchChars >= BATCH_CHARS) this.flushBatch();
-    else this.scheduled ??= (queueMicrotask(this.flushBatchSoon), 1 as unknown as NodeJS.Immediate);
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      queueMicrotask(this.flushBatchSoon);
+    }
   }
 
   private flushBatch(): void {
-    this.scheduled = null;
     if (!this.batch.length || !this.writable) return;
     const text = this.batch.length === 1 ? this.batch[0] + "\n" : this.batch.join("\n") + "\n";
     this.batch = [];
@@ -157,12 +169,14 @@ export class NdjsonWriter {
   private streamBig(pieces: Iterator<string>): void {
     this.queue = [];
     this.gate.set(false);
+    let chars = 0;
     const next = (): void => {
       this.resumeBig = null;
       while (this.writable) {
         const r = pieces.next();
         if (r.done) break;
         this.bytesWritten += r.value.length;
+        chars += r.value.length;
         if (!this.stream.write(r.value)) {
           this.resumeBig = next;
           this.stream.once("drain", next);
@@ -171,6 +185,7 @@ export class NdjsonWriter {
       }
       this.stream.off("drain", next);
       this.bytesWritten += 1;
+      this.onLine?.(`<${chars} chars>`);
       if (this.writable && !this.stream.write("\n")) this.gate.set(false);
       else this.gate.set(true);
       const queued = this.queue ?? [];

@@ -28,38 +28,44 @@ function skipString(s: string, i: number): number {
   return i;
 }
 
+/** The end of the value at `i`. Iterative: the text may nest to any depth. */
 function skipValue(s: string, i: number): number {
   i = skipWs(s, i);
-  const c = s[i];
-  if (c === '"') return skipString(s, i);
-  if (c === "{" || c === "[") {
-    const close = c === "{" ? "}" : "]";
-    i++;
-    for (;;) {
-      i = skipWs(s, i);
-      if (s[i] === close) return i + 1;
-      if (c === "{") {
-        i = skipString(s, i);
-        i = skipWs(s, i) + 1; // ':'
-      }
-      i = skipValue(s, i);
-      i = skipWs(s, i);
-      if (s[i] === ",") i++;
-      else if (s[i] === close) return i + 1;
-      else return s.length;
-    }
+  const c = s.charCodeAt(i);
+  if (c === 34 /* " */) return skipString(s, i);
+  if (c !== 123 /* { */ && c !== 91 /* [ */) {
+    // number, true, false, null
+    while (i < s.length && !",}] \t\r\n".includes(s[i])) i++;
+    return i;
   }
-  // number, true, false, null
-  while (i < s.length && !",}] \t\r\n".includes(s[i])) i++;
+  let depth = 0;
+  while (i < s.length) {
+    const d = s.charCodeAt(i);
+    if (d === 34) {
+      i = skipString(s, i);
+      continue;
+    }
+    if (d === 123 || d === 91) depth++;
+    else if ((d === 125 || d === 93) && --depth === 0) return i + 1;
+    i++;
+  }
   return i;
 }
 
 /** The raw text of the top-level `id` member of the object starting at `i`, if any. */
 function rawIdOfObject(s: string, i: number): string | undefined {
+  return rawMembers(s, i, "id").get("id");
+}
+
+/**
+ * The raw text of the top-level members `names` of the object at `i` (the last duplicate
+ * wins, as in JSON.parse). Iterative: the text may nest to any depth.
+ */
+export function rawMembers(s: string, i: number, ...names: string[]): Map<string, string> {
+  const found = new Map<string, string>();
   i = skipWs(s, i);
-  if (s[i] !== "{") return undefined;
+  if (s[i] !== "{") return found;
   i++;
-  let found: string | undefined;
   for (;;) {
     i = skipWs(s, i);
     if (i >= s.length || s[i] === "}") return found;
@@ -68,7 +74,7 @@ function rawIdOfObject(s: string, i: number): string | undefined {
     i = skipWs(s, keyEnd) + 1;
     const vStart = skipWs(s, i);
     const vEnd = skipValue(s, vStart);
-    if (key === "id") found = s.slice(vStart, vEnd); // the last duplicate wins, as in JSON.parse
+    if (names.includes(key)) found.set(key, s.slice(vStart, vEnd));
     i = skipWs(s, vEnd);
     if (s[i] === ",") i++;
     else return found;
@@ -95,21 +101,7 @@ export function rawIds(text: string): string | undefined | (string | undefined)[
   }
 }
 
-/** Placeholder text a raw id stands in for while a message is serialised. */
+/** An id's verbatim source text, written unquoted by the serialiser (see serialize.ts). */
 export class RawJson {
   constructor(readonly text: string) {}
-}
-
-/** JSON.stringify that writes RawJson values as their text, unquoted. */
-export function stringifyWithRaw(value: unknown): string {
-  const raws: string[] = [];
-  const json = JSON.stringify(value, (_k, v: unknown) => {
-    if (v instanceof RawJson) {
-      raws.push(v.text);
-      return `\u0000raw${raws.length - 1}\u0000`;
-    }
-    return v;
-  });
-  if (!raws.length) return json;
-  return json.replace(/"\\u0000raw(\d+)\\u0000"/g, (_m, n: string) => raws[Number(n)]);
 }

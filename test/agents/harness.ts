@@ -2,6 +2,8 @@
 // headless turn, and a minimal ACP client over stdio. Every process is started in its own
 // process group (detached) and the whole group is killed when done.
 import { spawn, type ChildProcess } from "node:child_process";
+import { RpcResponseError } from "../../src/transport/json-rpc.js";
+import { NdjsonPeer } from "../../src/transport/ndjson-peer.js";
 import type { AgentName, AgentRun } from "./agents.js";
 
 export interface HeadlessResult {
@@ -142,18 +144,17 @@ export interface WireMessage {
 }
 
 /**
- * A minimal ACP (JSON-RPC 2.0, one message per line) client for smoke tests. Requests from
- * the agent are answered by `onRequest` (default: permission → first allow option, anything
- * else → method not found).
+ * A minimal ACP (JSON-RPC 2.0, one message per line) client for smoke tests, on the
+ * project's NdjsonPeer. Requests from the agent are answered by `onRequest` (default:
+ * permission → first allow option, anything else → method not found).
  */
 export class AcpStdioClient {
   readonly child: ChildProcess;
   readonly wire: WireMessage[] = [];
   readonly updates: any[] = [];
   stderr = "";
-  private nextId = 1;
-  private pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; method: string }>();
-  private buf = "";
+  private readonly link: NdjsonPeer;
+  private exitError: Error | null = null;
   private exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   onRequest: (method: string, params: any) => any = (method, params) => {
     if (method === "session/request_permission") {
@@ -171,92 +172,58 @@ export class AcpStdioClient {
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
-    this.child.stdin!.on("error", () => {});
-    this.child.stdout!.setEncoding("utf8");
     this.child.stderr!.setEncoding("utf8");
     this.child.stderr!.on("data", (c: string) => (this.stderr += c));
-    this.child.stdout!.on("data", (c: string) => {
-      this.buf += c;
-      let i: number;
-      while ((i = this.buf.indexOf("\n")) >= 0) {
-        const line = this.buf.slice(0, i).trim();
-        this.buf = this.buf.slice(i + 1);
-        if (line) this.onLine(line);
-      }
+    this.link = new NdjsonPeer({
+      input: this.child.stdout!,
+      output: this.child.stdin!,
+      maxLineBytes: 1 << 30,
+      checkUtf8: false,
+      batchWrites: false,
+      requireVersion: false,
+      writeVersion: true,
+      allowBatch: false,
+      onLine: (dir, line) => {
+        if (dir === "out") this.wire.push({ dir: "send", msg: JSON.parse(line) });
+      },
+      onMessage: (msg) => this.wire.push({ dir: "recv", msg }),
+      onBadLine: (bad) => this.wire.push({ dir: "recv", msg: { nonJson: bad.text ?? `<${bad.kind}>` } }),
+      onRequest: (method, params) => this.onRequest(method, params),
+      onNotification: (method, params) => {
+        if (method === "session/update") this.updates.push(params);
+      },
+      toRpcError: (err: any) => ({ code: err?.code ?? -32603, message: String(err?.message ?? err) }),
+      invalidRequest: (reason) => ({ code: -32600, message: reason }),
+      onWriteError: () => undefined,
     });
+    const fail = (e: Error) => {
+      this.exitError = e;
+      this.link.close(e);
+    };
     this.exited = new Promise((resolve) => {
       this.child.once("close", (code, signal) => {
-        for (const p of this.pending.values())
-          p.reject(new Error(`agent exited (code ${code}, signal ${signal}) during ${p.method}; stderr: ${this.stderr.slice(-2000)}`));
-        this.pending.clear();
+        fail(new Error(`agent exited (code ${code}, signal ${signal})`));
         resolve({ code, signal });
       });
     });
-    this.child.once("error", (err) => {
-      for (const p of this.pending.values()) p.reject(err);
-      this.pending.clear();
-    });
-  }
-
-  private write(msg: any): void {
-    this.wire.push({ dir: "send", msg });
-    this.child.stdin!.write(JSON.stringify(msg) + "\n");
-  }
-
-  private onLine(line: string): void {
-    let msg: any;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      this.wire.push({ dir: "recv", msg: { nonJson: line } });
-      return;
-    }
-    this.wire.push({ dir: "recv", msg });
-    const hasId = msg.id !== undefined && msg.id !== null; // Gemini's first request has id 0
-    if (hasId && msg.method === undefined) {
-      const p = this.pending.get(msg.id);
-      if (!p) return;
-      this.pending.delete(msg.id);
-      if (msg.error)
-        p.reject(Object.assign(new Error(`${p.method}: ${msg.error.message} ${JSON.stringify(msg.error.data ?? "")}`), { rpc: msg.error }));
-      else p.resolve(msg.result);
-    } else if (hasId) {
-      Promise.resolve()
-        .then(() => this.onRequest(msg.method, msg.params))
-        .then(
-          (result) => this.write({ jsonrpc: "2.0", id: msg.id, result: result ?? null }),
-          (err: any) =>
-            this.write({ jsonrpc: "2.0", id: msg.id, error: { code: err?.code ?? -32603, message: String(err?.message ?? err) } }),
-        );
-    } else if (msg.method === "session/update") {
-      this.updates.push(msg.params);
-    }
+    this.child.once("error", fail);
   }
 
   request(method: string, params: unknown, timeoutMs = 60_000): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const t = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${method}: no answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`));
-      }, timeoutMs);
-      this.pending.set(id, {
-        method,
-        resolve: (v) => {
-          clearTimeout(t);
-          resolve(v);
-        },
-        reject: (e) => {
-          clearTimeout(t);
-          reject(e);
-        },
+    return this.link
+      .request(method, params, { timeoutMs, onTimeout: () => new Error(`${method}: no answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-2000)}`) })
+      .catch((e: unknown) => {
+        if (e instanceof RpcResponseError) {
+          const w = e.wire as { message?: string; data?: unknown };
+          throw Object.assign(new Error(`${method}: ${w?.message} ${JSON.stringify(w?.data ?? "")}`), { rpc: e.wire });
+        }
+        if (e === this.exitError) throw new Error(`${this.exitError!.message} during ${method}; stderr: ${this.stderr.slice(-2000)}`);
+        throw e;
       });
-      this.write({ jsonrpc: "2.0", id, method, params });
-    });
   }
 
   notify(method: string, params: unknown): void {
-    this.write({ jsonrpc: "2.0", method, params });
+    this.link.notify(method, params);
   }
 
   /** The text of every `agent_message_chunk` update received so far (optionally for one session). */

@@ -1,7 +1,9 @@
 // R-FRAME-1 … R-FRAME-7 against a real `a4aa serve` process.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { scratchDir } from "../helpers/tmp.js";
 import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked, type RpcMessage } from "../helpers/sidecar.js";
 
 const started: TestSidecar[] = [];
@@ -227,4 +229,110 @@ test("10,000 pings in a row and 10,000 with 64 in flight", async () => {
   // Figures for the note, not asserted (noisy machines): see `npm run bench` for the real measurement.
   process.stderr.write(`# 10k sequential pings: ${sequentialMs} ms; 10k with 64 in flight: ${pipelinedMs} ms\n`);
   assert.equal(await s.end(), 0);
+});
+
+const DEEP = 100_000;
+const deepArray = (n = DEEP) => "[".repeat(n) + "]".repeat(n);
+
+test("R-HOSTILE-1: host lines nested 10^5 deep (params, id, a batch element, a response) get invalid_request for that line; the sidecar serves on", async () => {
+  const s = sidecar({ args: ["--log-level", "debug"] });
+  s.writeLine(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":${deepArray()}}}`);
+  s.writeLine(`{"jsonrpc":"2.0","id":${deepArray()},"method":"ping"}`);
+  s.writeLine(`[{"jsonrpc":"2.0","id":8,"method":"ping"},${deepArray()}]`);
+  s.writeLine(`{"jsonrpc":"2.0","id":1,"result":${deepArray()}}`);
+  s.writeLine(`{"a":${"{\"a\":".repeat(DEEP)}1${"}".repeat(DEEP)}}`);
+  const r = await s.call("ping", {});
+  assert.equal(r.result.protocol, "a4aa.v1");
+  const errs = s.received.filter((m) => m.error);
+  assert.equal(errs.length, 5, JSON.stringify(s.received).slice(0, 2000));
+  assert.deepEqual(
+    errs.map((m) => [m.id, m.error!.code, m.error!.data.code]),
+    [
+      [7, -32600, "invalid_request"],
+      [null, -32600, "invalid_request"],
+      [null, -32600, "invalid_request"],
+      [null, -32600, "invalid_request"],
+      [null, -32600, "invalid_request"],
+    ],
+  );
+  assert.match(errs[0].error!.data.detail, /nests deeper than/);
+  assert.equal(await s.end(), 0);
+  assert.doesNotMatch(s.stderr, /RangeError|Maximum call stack/);
+});
+
+test("R-HOSTILE-1: an agent's session/update nested 10^5 deep and a deep non-JSON-RPC object become raw events; the turn and the sidecar go on", async () => {
+  const dir = scratchDir("a4aa-deep-agent");
+  const script = path.join(dir, "deep-agent.mjs");
+  const base = new URL("../../src/examples/acp-agent-base.js", import.meta.url).href;
+  writeFileSync(
+    script,
+    `import { serveAgent } from ${JSON.stringify(base)};
+const deep = "[".repeat(${DEEP}) + "]".repeat(${DEEP});
+const conn = serveAgent({
+  initialize: () => ({ protocolVersion: 1, agentCapabilities: {} }),
+  "session/new": () => ({ sessionId: "deep-1" }),
+  "session/prompt": (p) => {
+    conn.writeRaw('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"deep-1","update":{"sessionUpdate":"agent_message_chunk","content":' + deep + '}}}');
+    conn.writeRaw('{"deep":' + deep + '}');
+    conn.update("deep-1", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "still here" } });
+    return { stopReason: "end_turn" };
+  },
+}, {}, { onEnd: () => process.exit(0) });
+`,
+  );
+  const marker = newMarker();
+  markers.push(marker);
+  const s = sidecar();
+  const spec = fakeAgentSpec(marker);
+  spec.command.args = [script];
+  const sid = await s.open(spec);
+  const out = await s.ok("session/prompt", { sessionId: sid, text: "go" });
+  assert.equal(out.stopReason, "endTurn");
+  const events = s.events(sid);
+  const raws = events.filter((e) => e.type === "raw") as { payload: unknown }[];
+  assert.equal(raws.length, 2);
+  assert.ok(raws.every((e) => typeof e.payload === "string" && e.payload.length > 2 * DEEP));
+  assert.ok(events.some((e) => e.type === "messageChunk" && e.text === "still here"));
+  assert.equal((await s.call("ping", {})).result.protocol, "a4aa.v1");
+  await s.ok("session/close", { sessionId: sid });
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("ids match by JSON value: a host answer with id \"1\" does not settle the sidecar's request 1 (R-FRAME-4)", async () => {
+  const marker = newMarker();
+  markers.push(marker);
+  const s = sidecar({ onPermission: () => "ignore" });
+  const sid = await s.open(fakeAgentSpec(marker));
+  const turn = s.call("session/prompt", { sessionId: sid, text: "permission" });
+  await s.waitFor(() => s.received.some((m) => m.method === "permission/request"));
+  const ask = s.received.find((m) => m.method === "permission/request")!;
+  assert.equal(typeof ask.id, "number");
+  const pick = (kind: string) => (ask.params.options as { optionId: string; kind: string }[]).find((o) => o.kind === kind)!.optionId;
+  s.write({ jsonrpc: "2.0", id: String(ask.id), result: { selected: pick("rejectOnce") } });
+  await s.call("ping", {});
+  s.write({ jsonrpc: "2.0", id: ask.id, result: { selected: pick("allowOnce") } });
+  const r = await turn;
+  assert.equal(r.result.stopReason, "endTurn");
+  const resolved = s.events(sid).find((e) => e.type === "permissionResolved") as { optionId?: string };
+  assert.equal(resolved.optionId, pick("allowOnce"));
+  await s.ok("session/close", { sessionId: sid });
+  assert.equal(await s.end(), 0);
+});
+
+test("R-HOSTILE-4: a write error on the host channel is logged and shuts the sidecar down as stdin EOF does", async () => {
+  const marker = newMarker();
+  markers.push(marker);
+  const s = sidecar();
+  await s.open(fakeAgentSpec(marker));
+  // The host stops reading for good: the next answer fails with EPIPE.
+  s.proc.stdout.destroy();
+  s.write(ping(1));
+  s.write(ping(2));
+  const t = setTimeout(() => s.kill(), 20_000);
+  const code = await s.exited;
+  clearTimeout(t);
+  assert.notEqual(code, null, "it exited on its own");
+  assert.match(s.stderr, /writing to the host failed \(EPIPE\)/);
+  assert.deepEqual(await waitNoProcesses(marker), []);
 });

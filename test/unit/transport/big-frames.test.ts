@@ -6,8 +6,8 @@ import { Writable } from "node:stream";
 import { LineReader } from "../../../src/transport/line-reader.js";
 import { LineSequencer, SKIP } from "../../../src/transport/big-lines.js";
 import { NdjsonWriter } from "../../../src/transport/ndjson-writer.js";
-import { RawJson, stringifyWithRaw } from "../../../src/transport/raw-id.js";
-import { SLICE_CHARS, hasBigString, jsonPieces } from "../../../src/transport/serialize.js";
+import { RawJson } from "../../../src/transport/raw-id.js";
+import { SLICE_CHARS, hasBigString, jsonPieces, serialize as stringifyWithRaw } from "../../../src/transport/serialize.js";
 
 const MiB = 1024 * 1024;
 

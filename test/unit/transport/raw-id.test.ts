@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { RawJson, idNeedsRawText, rawIds, stringifyWithRaw } from "../../../src/transport/raw-id.js";
+import { RawJson, idNeedsRawText, rawIds } from "../../../src/transport/raw-id.js";
+import { serialize as stringifyWithRaw } from "../../../src/transport/serialize.js";
 
 test("ids that JSON.parse would change are detected (R-FRAME-4)", () => {
   assert.equal(idNeedsRawText(JSON.parse("12345678901234567890")), true);

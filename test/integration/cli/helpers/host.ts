@@ -1,12 +1,13 @@
-// A small host for tests: runs a real `a4aa serve` (node dist/src/cli/main.js serve),
-// speaks NDJSON JSON-RPC to it, collects session/event notifications, answers
-// permission/request with a handler, and watches every process the sidecar starts (its
+// The cli lane's test host: the one test host (test/helpers/host.ts, on clients/ts) running
+// a real `a4aa serve`, plus session/event collection by session, permission/request
+// answered with a handler, and a watch on every process the sidecar starts (its
 // descendants' process groups, through /proc) so a test can assert that none is left.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
+import { TestHost } from "../../../helpers/host.js";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../..");
 export const MAIN = path.join(REPO, "dist/src/cli/main.js");
@@ -30,11 +31,6 @@ export class RpcFailure extends Error {
 export type AgentEvent = { type: string; [k: string]: unknown };
 export type PermissionHandler = (params: any) => unknown | Promise<unknown>;
 
-interface Pending {
-  resolve: (v: any) => void;
-  reject: (e: Error) => void;
-}
-
 function procStat(pid: number): { ppid: number; pgid: number; state: string } | null {
   try {
     const s = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -57,45 +53,47 @@ export function groupAlive(pgid: number): number[] {
 }
 
 export class Host {
+  readonly host: TestHost;
   readonly child: ChildProcessWithoutNullStreams;
   readonly events: { sessionId: string; event: AgentEvent }[] = [];
   readonly permissionRequests: any[] = [];
-  readonly stderrLines: string[] = [];
-  readonly transcript: string[] = [];
   /** Sessions opened through `open()`. */
   readonly opened: string[] = [];
   onPermission: PermissionHandler = () => ({ cancelled: true });
   /** Process groups of everything the sidecar started (seen while it ran). */
   readonly groups = new Set<number>();
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private buf = "";
   private watcher: NodeJS.Timeout;
   readonly exited: Promise<number | null>;
   private listeners = new Set<() => void>();
 
   constructor(args: string[] = [], env: Record<string, string | undefined> = process.env) {
-    this.child = spawn(process.execPath, [MAIN, "serve", ...args], { stdio: ["pipe", "pipe", "pipe"], env });
-    this.exited = new Promise((r) => this.child.once("exit", (code) => r(code)));
-    this.child.stdout.setEncoding("utf8");
-    this.child.stdout.on("data", (d: string) => {
-      this.buf += d;
-      let nl: number;
-      while ((nl = this.buf.indexOf("\n")) !== -1) {
-        const line = this.buf.slice(0, nl);
-        this.buf = this.buf.slice(nl + 1);
-        if (line.trim()) this.onLine(line);
-      }
+    this.host = new TestHost({
+      args,
+      env,
+      onMessage: (msg) => {
+        if (msg.method !== "session/event") return;
+        this.events.push(msg.params);
+        for (const l of this.listeners) l();
+      },
+      onPermission: (params) => {
+        this.permissionRequests.push(params);
+        return Promise.resolve(this.onPermission(params)).then(
+          (result) => ({ result }),
+          (e) => ({ error: { code: -32000, message: String(e) } }),
+        );
+      },
     });
-    this.child.stderr.setEncoding("utf8");
-    let ebuf = "";
-    this.child.stderr.on("data", (d: string) => {
-      ebuf += d;
-      const lines = ebuf.split("\n");
-      ebuf = lines.pop()!;
-      this.stderrLines.push(...lines);
-    });
+    this.child = this.host.proc;
+    this.exited = this.host.exited;
     this.watcher = setInterval(() => this.scan(), 25);
+  }
+
+  get transcript(): string[] {
+    return this.host.transcript;
+  }
+
+  get stderrLines(): string[] {
+    return this.host.stderr.split("\n").filter(Boolean);
   }
 
   /** Records the process groups of the sidecar's descendants; answers how many are alive. */
@@ -126,43 +124,15 @@ export class Host {
     return alive;
   }
 
-  private onLine(line: string): void {
-    this.transcript.push(`<< ${line.length > 2000 ? line.slice(0, 2000) + "…" : line}`);
-    const msg = JSON.parse(line);
-    if (msg.method === "session/event") {
-      this.events.push(msg.params);
-      for (const l of this.listeners) l();
-      return;
-    }
-    if (msg.method === "permission/request" && msg.id !== undefined) {
-      this.permissionRequests.push(msg.params);
-      void Promise.resolve(this.onPermission(msg.params)).then(
-        (result) => this.send({ jsonrpc: "2.0", id: msg.id, result }),
-        (e) => this.send({ jsonrpc: "2.0", id: msg.id, error: { code: -32000, message: String(e) } }),
-      );
-      return;
-    }
-    if (msg.id !== undefined && (msg.result !== undefined || msg.error !== undefined)) {
-      const p = this.pending.get(msg.id);
-      if (!p) return;
-      this.pending.delete(msg.id);
-      if (msg.error) p.reject(new RpcFailure(msg.error));
-      else p.resolve(msg.result);
-    }
-  }
-
   send(msg: unknown): void {
-    const line = JSON.stringify(msg);
-    this.transcript.push(`>> ${line}`);
-    this.child.stdin.write(line + "\n");
+    this.host.write(msg);
   }
 
-  request<T = any>(method: string, params: unknown = {}): Promise<T> {
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.send({ jsonrpc: "2.0", id, method, params });
-    });
+  /** Resolves with the result; a JSON-RPC error rejects with RpcFailure. */
+  async request<T = any>(method: string, params: unknown = {}): Promise<T> {
+    const r = await this.host.call(method, params);
+    if (r.error) throw new RpcFailure(r.error as RpcError);
+    return r.result as T;
   }
 
   /** Events of one session, in order. */
@@ -205,8 +175,6 @@ export class Host {
     const code = await this.exited;
     clearTimeout(timer);
     clearInterval(this.watcher);
-    for (const [, p] of this.pending) p.reject(new Error("the sidecar exited"));
-    this.pending.clear();
     return code;
   }
 

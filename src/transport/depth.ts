@@ -1,0 +1,31 @@
+// How deep a line of JSON nests, found without recursion and before anything recursive
+// (JSON.stringify, the validators, the lanes' walkers) can see the parsed value: JSON
+// nested some thousands deep overflows the stack of any recursive walker.
+
+/** Deepest nesting a message may have; legitimate messages stay far below it. */
+export const MAX_JSON_DEPTH = 1000;
+
+/** True when `text` opens more than `max` arrays/objects inside one another (strings skipped). */
+export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boolean {
+  // Every level takes at least one character.
+  if (text.length <= max) return false;
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Jump to the closing quote: one not preceded by an odd run of backslashes.
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q === -1) return false; // not JSON: the parser reports it
+        let b = q - 1;
+        while (text.charCodeAt(b) === 92 /* \ */) b--;
+        i = q;
+        if ((q - 1 - b) % 2 === 0) break;
+      }
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return false;
+}
