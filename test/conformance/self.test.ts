@@ -69,6 +69,7 @@ const CASES: [string, string, string, string][] = [
   ["unbounded-text", "R-HOSTILE-2/text-and-terminal-bounds,R-HOSTILE-5/acp-stdout-closed", "R-HOSTILE-2", "R-HOSTILE-5"],
   ["wide-cwd", "R-HOSTILE-3/swap-race,R-HOSTILE-5/acp-stdout-closed", "R-HOSTILE-3", "R-HOSTILE-5"],
   ["ignore-stdout-eof", "R-HOSTILE-5/acp-stdout-closed,R-HOSTILE-3/special-files", "R-HOSTILE-5", "R-HOSTILE-3"],
+  ["deep-crash", "R-FRAME-8,R-CORE-1", "R-FRAME-8", "R-CORE-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

@@ -1,10 +1,11 @@
 // Every check of the suite, in report order.
 import type { Check } from "../harness/context.js";
 import { framingChecks } from "./framing.js";
+import { fuzzChecks } from "./fuzz.js";
 import { sessionChecks } from "./sessions.js";
 import { envChecks, permissionChecks } from "./permissions-env.js";
 import { lifecycleChecks } from "./lifecycle.js";
 import { acpChecks, cliChecks, rpcChecks } from "./lanes.js";
 import { hostileChecks } from "./hostile.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks];

@@ -40,6 +40,11 @@ export class CheckContext {
     liveMarkers.add(this.marker);
   }
 
+  /** The implementation's command line and environment, for checks that drive it raw. */
+  get server(): { argv: string[]; env: NodeJS.ProcessEnv } {
+    return { argv: [...this.serverArgv], env: { ...process.env, [SECRET_VAR]: this.secret } };
+  }
+
   /** A fresh temporary directory for this check (removed afterwards). */
   get tmp(): string {
     this.tmpDir ??= mkdtempSync(path.join(os.tmpdir(), "a4aa-conf-"));
