@@ -26,6 +26,6 @@ export const resultValidators: { readonly [K in WithResult]: Validator<ResultOf<
   "session/open": V.validateOpenResult,
   "session/prompt": V.validateTurnOutcome,
   "session/cancel": V.validateEmptyResult,
-  "session/close": V.validateEmptyResult,
+  "session/close": V.validateSessionCloseResult,
   "permission/request": V.validatePermissionResponse,
 };

@@ -4,7 +4,7 @@
 import type * as T from "./types.js";
 
 export const PROTOCOL = "a4aa.v1";
-export const SCHEMA_VERSION = "1.1.0";
+export const SCHEMA_VERSION = "1.2.0";
 
 export type Direction = "hostToSidecar" | "sidecarToHost";
 
@@ -48,7 +48,7 @@ export interface MethodTable {
   /** Close the session: end its turn, then its agent's whole process tree. */
   "session/close": {
     params: T.SessionCloseParams;
-    result: T.EmptyResult;
+    result: T.SessionCloseResult;
     direction: "hostToSidecar";
     notification: false;
   };
@@ -127,7 +127,7 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     direction: "hostToSidecar",
     notification: false,
     paramsType: "SessionCloseParams",
-    resultType: "EmptyResult",
+    resultType: "SessionCloseResult",
     experimental: false,
   },
   "session/event": {

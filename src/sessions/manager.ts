@@ -144,10 +144,10 @@ export class SessionManager implements SessionService {
 
   async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
     const s = this.sessions.get(params.sessionId);
-    if (!s) return {};
-    await s.close(this.opening.get(s.id));
+    if (!s) return { processes: { ended: 0, killed: 0 } };
+    const processes = await s.close(this.opening.get(s.id));
     this.sessions.delete(s.id);
-    return {};
+    return { processes };
   }
 
   async closeAll(): Promise<boolean> {

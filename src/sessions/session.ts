@@ -2,10 +2,10 @@
 // agent crashed: good only for close). The rules every lane shares live here: one turn
 // at a time, cancel settles as `cancelled` whatever the agent answers, close ends the
 // turn and then the process tree before it answers.
-import type { AgentEvent, TurnOutcome } from "../../generated/ts/types.js";
+import type { AgentEvent, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
+import { countCleanup, type LaneSession, type PermissionAsk, type PermissionDecision, type TurnInput } from "../lanes/lane.js";
 import type { PermissionBroker } from "./permissions.js";
 
 export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
@@ -32,7 +32,7 @@ export class Session {
   /** Aborted when closing starts; lanes see it as ctx.signal. */
   readonly lifetime = new AbortController();
   private turn: Turn | null = null;
-  private closing: Promise<void> | null = null;
+  private closing: Promise<ProcessCounts> | null = null;
   broker!: PermissionBroker;
 
   constructor(
@@ -141,11 +141,16 @@ export class Session {
     }
   }
 
-  /** R-CLOSE-1..3: concurrent closes share one cleanup; a failed cleanup can be retried. */
-  close(opening?: Promise<unknown>): Promise<void> {
-    this.closing ??= this.runClose(opening).finally(() => {
-      if (this.state === "closeFailed") this.closing = null;
-    });
+  /**
+   * R-CLOSE-1..3: concurrent closes share one cleanup; a failed cleanup can be retried.
+   * Resolves with what the cleanup ended (R-SUP-6).
+   */
+  close(opening?: Promise<unknown>): Promise<ProcessCounts> {
+    this.closing ??= countCleanup(() => this.runClose(opening))
+      .then((r) => r.processes)
+      .finally(() => {
+        if (this.state === "closeFailed") this.closing = null;
+      });
     return this.closing;
   }
 

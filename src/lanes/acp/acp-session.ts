@@ -126,6 +126,8 @@ export class AcpLaneSession implements LaneSession {
     this.ctx.logger.info(`agent unusable (${why}): ${err.message}`, this.ctx.sessionId);
     this.link.close(err);
     if (this.proc.running) void this.proc.stop({ stdinGraceMs: 0 });
+    // Nobody can release the terminals of a dead agent.
+    if (this.terminals?.size) void this.terminals.killAll();
   }
 
   private request<R>(method: string, params: unknown, stage: "initialize" | "open" | "prompt"): Promise<R> {
