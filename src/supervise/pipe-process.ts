@@ -56,14 +56,14 @@ export class PipeProcess extends SupervisedProcess {
         child.stderr!.on("data", (c: Buffer) => p.handleStderr(c));
         child.once("exit", (code, signal) => {
           const report = () => p.handleExit({ code, signal });
-          p.leaderExited();
+          const swept = p.leaderExited();
           // stderr may still hold bytes: let it drain before reporting the exit.
           if (child.stderr!.readableEnded) report();
           else {
             child.stderr!.once("end", report);
             child.stderr!.once("close", report);
             // Something outside the tree (it dropped the cookie) may hold stderr open for ever.
-            void p.stop().then(() => setTimeout(report, STDERR_DRAIN_MS).unref());
+            void swept.then(() => setTimeout(report, STDERR_DRAIN_MS).unref());
           }
         });
         resolve(p);

@@ -58,7 +58,7 @@ export class PtyProcess extends SupervisedProcess {
       for (const l of this.dataListeners) l(d);
     });
     pty.onExit(({ exitCode, signal }) => {
-      this.leaderExited();
+      void this.leaderExited();
       const sig = signal ? (signalName(signal) ?? null) : null;
       this.handleExit({ code: sig ? null : exitCode, signal: sig });
     });

@@ -165,8 +165,8 @@ export abstract class SupervisedProcess {
    * R-SUP-3: the child's main process exited (before its exit is reported: stderr may be
    * held open by what is left). Whatever is left of its tree is ended now, not at close.
    */
-  protected leaderExited(): void {
-    void this.stop({ stdinGraceMs: 0 });
+  protected leaderExited(): Promise<unknown> {
+    return this.stop({ stdinGraceMs: 0 });
   }
 
   /**

@@ -66,6 +66,10 @@ const CASES: [string, string, string, string][] = [
   ["notification-cancel", "R-CANCEL-2,R-CORE-1", "R-CANCEL-2", "R-CORE-1"],
   ["approve-anyway", "R-PERM-1/bad-answers-fail-closed,R-ACP-3", "R-PERM-1", "R-ACP-3"],
   ["stdout-noise", "R-FRAME-1,R-CORE-1", "R-FRAME-1", "R-CORE-1"],
+  ["no-exit-sweep", "R-SUP-3,R-CORE-1", "R-SUP-3", "R-CORE-1"],
+  ["no-guard", "R-SUP-4,R-CORE-1", "R-SUP-4", "R-CORE-1"],
+  ["no-cookie", "R-SUP-5/daemon-close,R-CORE-1", "R-SUP-5", "R-CORE-1"],
+  ["zero-counts", "R-SUP-6,R-SUP-1/close-ends-tree", "R-SUP-6", "R-SUP-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

@@ -89,7 +89,7 @@ test("R-CLOSE-1: close during a turn settles it cancelled, ends the whole tree, 
   const p = s.call("session/prompt", { sessionId: sid, text: "slow:200" });
   await s.waitFor(() => s.events(sid).filter((e) => e.type === "messageChunk").length >= 3);
   const c = await s.call("session/close", { sessionId: sid });
-  assert.deepEqual(c.result, {});
+  assert.ok(c.result.processes.ended >= 3, `the agent and its grandchildren are counted (R-SUP-6): ${JSON.stringify(c.result)}`);
   assert.deepEqual(processesWithMarker(marker), [], "nothing of the tree was left when close answered (R-SUP-1)");
   const r = await p;
   assert.equal(r.result.stopReason, "cancelled");
@@ -121,7 +121,8 @@ test("R-CLOSE-2/R-PROMPT-2: concurrent closes all wait for the one cleanup; prom
   const during = await s.call("session/prompt", { sessionId: sid, text: "text:x" });
   assert.equal(during.error!.data.code, "session_closing");
   const [a, b] = await Promise.all(closes);
-  assert.deepEqual([a.result, b.result], [{}, {}]);
+  assert.deepEqual(b.result, a.result, "both report the one cleanup");
+  assert.deepEqual(a.result.processes, { ended: 1, killed: 0 });
   assert.deepEqual(processesWithMarker(marker), [], "both answered after the cleanup");
   await p;
   assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, { processes: { ended: 0, killed: 0 } }, "closing a closed id");

@@ -4,6 +4,7 @@ import { framingChecks } from "./framing.js";
 import { sessionChecks } from "./sessions.js";
 import { envChecks, permissionChecks } from "./permissions-env.js";
 import { lifecycleChecks } from "./lifecycle.js";
+import { supervisionChecks } from "./supervision.js";
 import { acpChecks, cliChecks, rpcChecks } from "./lanes.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...acpChecks, ...rpcChecks, ...cliChecks];
+export const CHECKS: Check[] = [...framingChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks];
