@@ -221,7 +221,7 @@ export const sessionChecks: Check[] = [
       await h.waitFor(() => h.events(sid).filter((e) => e.type === "messageChunk").length >= 3, 10_000, "the turn's events");
       const c = await h.request("session/close", { sessionId: sid });
       const left = ctx.leftovers();
-      assert.deepEqual(c.result, {}, `close failed: ${JSON.stringify(c.error)}`);
+      assert.ok(c.result?.processes, `close failed: ${JSON.stringify(c.error)}`);
       assert.deepEqual(left, [], `processes left when close answered: ${describe(left)}`);
       const r = await turn;
       assert.equal(r.result?.stopReason, "cancelled", `the turn settled with ${JSON.stringify(r.result ?? r.error)}`);
@@ -242,7 +242,7 @@ export const sessionChecks: Check[] = [
       await sleep(200);
       const c = await h.request("session/close", { sessionId: sid });
       const left = ctx.leftovers();
-      assert.deepEqual(c.result, {}, `close failed: ${JSON.stringify(c.error)}`);
+      assert.ok(c.result?.processes, `close failed: ${JSON.stringify(c.error)}`);
       assert.deepEqual(left, [], `processes left when close answered: ${describe(left)}`);
       const r = await turn;
       assert.equal(r.error?.data?.code, "session_closed", `the hung turn settled with ${JSON.stringify(r.result ?? r.error)}`);
