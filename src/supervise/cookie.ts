@@ -21,14 +21,18 @@ export function newCookie(): string {
   return `${SIDECAR_PREFIX}.${++counter}`;
 }
 
-/**
- * Live (non-zombie) processes whose environment holds the cookie `value` (`prefix` true:
- * any cookie starting with it). Only processes of the same user are readable: the limit.
- */
-export function processesWithCookie(value: string, prefix = false): ProcInfo[] {
-  if (process.platform !== "linux") return [];
-  const needle = Buffer.from(`\0${AGENT_COOKIE_VAR}=${value}`);
-  const out: ProcInfo[] = [];
+// One scan of /proc serves every stop ladder that asks within this long (500 sessions
+// closing at once read each environ once, not 500 times).
+const SCAN_TTL_MS = 20;
+let lastScan: { at: number; byCookie: Map<string, ProcInfo[]> } | null = null;
+
+const NEEDLE = Buffer.from(`\0${AGENT_COOKIE_VAR}=`);
+
+/** Every live process of this user that carries a cookie, by cookie value. */
+function scan(): Map<string, ProcInfo[]> {
+  const now = Date.now();
+  if (lastScan && now - lastScan.at < SCAN_TTL_MS) return lastScan.byCookie;
+  const byCookie = new Map<string, ProcInfo[]>();
   for (const name of readdirSync("/proc")) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57 || Number(name) === process.pid) continue;
@@ -39,14 +43,26 @@ export function processesWithCookie(value: string, prefix = false): ProcInfo[] {
     } catch {
       continue; // gone, or another user's
     }
-    const at = env.indexOf(needle);
+    const at = env.indexOf(NEEDLE);
     if (at < 0) continue;
-    if (!prefix) {
-      const end = at + needle.length;
-      if (end < env.length && env[end] !== 0) continue;
-    }
+    let end = env.indexOf(0, at + NEEDLE.length);
+    if (end < 0) end = env.length;
     const info = readProc(Number(name));
-    if (info && info.state !== "Z" && info.state !== "X") out.push(info);
+    if (!info || info.state === "Z" || info.state === "X") continue;
+    const value = env.toString("latin1", at + NEEDLE.length, end);
+    byCookie.set(value, [...(byCookie.get(value) ?? []), info]);
   }
-  return out;
+  lastScan = { at: now, byCookie };
+  return byCookie;
+}
+
+/**
+ * Live (non-zombie) processes whose environment holds the cookie `value` (`prefix` true:
+ * any cookie starting with it). Only processes of the same user are readable: the limit.
+ */
+export function processesWithCookie(value: string, prefix = false): ProcInfo[] {
+  if (process.platform !== "linux") return [];
+  const all = scan();
+  if (!prefix) return all.get(value) ?? [];
+  return [...all].filter(([k]) => k.startsWith(value)).flatMap(([, v]) => v);
 }
