@@ -21,9 +21,9 @@ export function newCookie(): string {
   return `${SIDECAR_PREFIX}.${++counter}`;
 }
 
-// One scan of /proc serves every stop ladder that asks within this long (500 sessions
+// One scan of /proc serves every stop ladder that asks within this long after it (500 sessions
 // closing at once read each environ once, not 500 times).
-const SCAN_TTL_MS = 20;
+const SCAN_TTL_MS = 50;
 let lastScan: { at: number; byCookie: Map<string, ProcInfo[]> } | null = null;
 
 const NEEDLE = Buffer.from(`\0${AGENT_COOKIE_VAR}=`);
@@ -52,7 +52,8 @@ function scan(): Map<string, ProcInfo[]> {
     const value = env.toString("latin1", at + NEEDLE.length, end);
     byCookie.set(value, [...(byCookie.get(value) ?? []), info]);
   }
-  lastScan = { at: now, byCookie };
+  // From the scan's end: with thousands of processes the scan itself takes longer than the TTL.
+  lastScan = { at: Date.now(), byCookie };
   return byCookie;
 }
 

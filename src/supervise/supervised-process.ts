@@ -188,12 +188,19 @@ export abstract class SupervisedProcess {
     // Every process of the tree the ladder saw alive, by pid and start time (for the counts).
     const seen = new Map<string, ProcInfo>();
     const see = (p: ProcInfo) => seen.set(`${p.pid}:${p.start}`, p);
-    const look = () => {
+    // Cheap enough for 500 ladders at once: lineage and the (shared) cookie scan, no walk of
+    // all of /proc per group; members that are neither are counted if they outlast SIGTERM.
+    const look = (wholeGroup = false) => {
       // The cookie finds what left the group whenever it left; lineage finds what dropped the cookie.
-      const found = [...processesWithCookie(this.cookie), ...(this.running ? descendants(this.pid) : [])];
-      for (const d of found) if (d.pid !== this.pid && !stragglers.some((x) => x.pid === d.pid && x.start === d.start)) stragglers.push(d);
       const leader = hasExited(this.pid) ? null : readProc(this.pid);
       if (leader) see(leader);
+      const found = [...processesWithCookie(this.cookie), ...(leader ? descendants(this.pid) : [])];
+      for (const d of found) {
+        if (d.pid === this.pid) continue;
+        see(d);
+        if (!stragglers.some((x) => x.pid === d.pid && x.start === d.start)) stragglers.push(d);
+      }
+      if (!wholeGroup) return;
       for (const pid of treeSurvivors(this.pgid, stragglers)) {
         const info = readProc(pid);
         if (info) see(info);
@@ -222,6 +229,7 @@ export abstract class SupervisedProcess {
     }
     if (!gone()) {
       steps.push("SIGKILL");
+      look(true);
       for (const k of aliveKeys()) killedKeys.add(k);
       signalTree(this.pgid, stragglers, "SIGKILL");
       await this.waitUntil(gone, opts.killGraceMs ?? 3000);

@@ -190,7 +190,8 @@ describe("R-SUP-6: session/close answers what the cleanup ended", () => {
     await s.ok("session/prompt", { sessionId: tree, text: "grandchild" });
     const n = processesWithMarker(marker).length;
     const c = (await s.ok("session/close", { sessionId: tree })).processes;
-    assert.ok(c.ended >= 3 && c.ended <= n + 2, `ended ${c.ended} of the ${n} processes seen`);
+    // Each shell loop starts a new `sleep 1` every second: those that came and went during the ladder count too.
+    assert.ok(c.ended >= 3 && c.ended <= n + 8, `ended ${c.ended} (${n} processes seen before the close)`);
     assert.ok(c.killed >= 2 && c.killed < c.ended, `killed ${c.killed}: the agent itself left on EOF, both grandchildren needed SIGKILL`);
     assert.equal(await s.end(), 0);
     assert.deepEqual(await waitNoProcesses(marker), []);
