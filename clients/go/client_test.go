@@ -61,8 +61,13 @@ func TestPromptStreamsEventsInOrderAndHandlerAnswersPermission(t *testing.T) {
 	if out.StopReason != StopReasonEndTurn || out.Text == nil || !strings.Contains(*out.Text, "it printed hello") {
 		t.Fatalf("outcome: %+v", out)
 	}
-	if _, err := c.SessionClose(testCtx(t), SessionCloseParams{SessionID: open.SessionID}); err != nil {
+	closed, err := c.SessionClose(testCtx(t), SessionCloseParams{SessionID: open.SessionID})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// R-SUP-6: the example agent leaves on stdin EOF: one process ended, none killed.
+	if closed.Processes.Ended != 1 || closed.Processes.Killed != 0 {
+		t.Fatalf("close counts: %+v", closed.Processes)
 	}
 	evs := waitEvents(t, events)
 	got := strings.Join(kinds(evs), " ")

@@ -77,12 +77,12 @@ func (c *Client) SessionCancel(ctx context.Context, params SessionCancelParams) 
 
 // SessionClose calls `session/close`: Close the session: end its turn, then its agent's whole
 // process tree.
-func (c *Client) SessionClose(ctx context.Context, params SessionCloseParams) (*EmptyResult, error) {
+func (c *Client) SessionClose(ctx context.Context, params SessionCloseParams) (*SessionCloseResult, error) {
 	raw, err := c.request(ctx, "session/close", params)
 	if err != nil {
 		return nil, err
 	}
-	res, err := decodeEmptyResult(raw)
+	res, err := decodeSessionCloseResult(raw)
 	if err != nil {
 		return nil, resultError("session/close", err)
 	}

@@ -69,6 +69,116 @@ func (v EmptyResult) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// ProcessCounts: What a cleanup did to the agent's process tree: the agent, its process group,
+// descendants that left the group, ACP terminals. Both 0 when there was nothing to end (a closed
+// or never-known id, or a tree that had ended by itself).
+type ProcessCounts struct {
+	// Processes that were alive when the cleanup began (or appeared during it) and are gone now.
+	Ended int64 `json:"ended"`
+
+	// How many of `ended` needed SIGKILL (they outlasted stdin EOF and SIGTERM).
+	Killed int64 `json:"killed"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeProcessCounts(raw json.RawMessage) (ProcessCounts, error) {
+	m, err := objectOf(raw, "ProcessCounts")
+	if err != nil {
+		return ProcessCounts{}, err
+	}
+	return decodeProcessCountsFields(m)
+}
+
+func decodeProcessCountsFields(m map[string]json.RawMessage) (ProcessCounts, error) {
+	var v ProcessCounts
+	var err error
+	if raw, ok := m["ended"]; ok {
+		if v.Ended, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("ProcessCounts", "ended", err)
+		}
+	} else {
+		return v, missingField("ProcessCounts", "ended")
+	}
+	if raw, ok := m["killed"]; ok {
+		if v.Killed, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("ProcessCounts", "killed", err)
+		}
+	} else {
+		return v, missingField("ProcessCounts", "killed")
+	}
+	v.Extra = extraFields(m, "ended", "killed")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ProcessCounts strictly: required fields, types, consts are checked.
+func (v *ProcessCounts) UnmarshalJSON(data []byte) error {
+	r, err := decodeProcessCounts(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ProcessCounts) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("ended", v.Ended)
+	w.field("killed", v.Killed)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionCloseResult: The answer to `session/close` (since 1.2.0; a 1.1 sidecar answers `{}`).
+type SessionCloseResult struct {
+	Processes ProcessCounts `json:"processes"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionCloseResult(raw json.RawMessage) (SessionCloseResult, error) {
+	m, err := objectOf(raw, "SessionCloseResult")
+	if err != nil {
+		return SessionCloseResult{}, err
+	}
+	return decodeSessionCloseResultFields(m)
+}
+
+func decodeSessionCloseResultFields(m map[string]json.RawMessage) (SessionCloseResult, error) {
+	var v SessionCloseResult
+	var err error
+	if raw, ok := m["processes"]; ok {
+		if v.Processes, err = decodeProcessCounts(raw); err != nil {
+			return v, fieldError("SessionCloseResult", "processes", err)
+		}
+	} else {
+		return v, missingField("SessionCloseResult", "processes")
+	}
+	v.Extra = extraFields(m, "processes")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionCloseResult strictly: required fields, types, consts are checked.
+func (v *SessionCloseResult) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionCloseResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionCloseResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("processes", v.Processes)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // PingResult: The answer to `ping`.
 // Its `protocol` is fixed and written by MarshalJSON.
 type PingResult struct {
@@ -471,7 +581,10 @@ func (v InheritAllEnvPolicy) MarshalJSON() ([]byte, error) {
 
 // EnvPolicy: Which environment the agent gets. The child's environment is exactly: the inherited
 // names, then `set`, then `session/open`'s `env`; nothing else of the sidecar's environment
-// reaches the agent, its PTY or a terminal it asks for.
+// reaches the agent, its PTY or a terminal it asks for. The one name the sidecar adds is
+// `A4AA_AGENT_COOKIE`: a non-secret, per-process value that lets the sidecar find the agent's
+// descendants when they leave its process group (it replaces a value the policy sets for that
+// name).
 // One of SanitizedEnvPolicy, InheritAllEnvPolicy. Switch on the concrete type.
 type EnvPolicy interface {
 	// Policy is the `policy` tag.
@@ -5276,6 +5389,10 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeJsonObject(data)
 	case "EmptyResult":
 		return decodeEmptyResult(data)
+	case "SessionCloseResult":
+		return decodeSessionCloseResult(data)
+	case "ProcessCounts":
+		return decodeProcessCounts(data)
 	case "PingResult":
 		return decodePingResult(data)
 	case "OpenRpcDocument":

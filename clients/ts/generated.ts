@@ -41,8 +41,8 @@ export abstract class HostMethods {
   }
 
   /** `session/close`: Close the session: end its turn, then its agent's whole process tree. */
-  sessionClose(params: T.SessionCloseParams, opts?: CallOptions): Promise<T.EmptyResult> {
-    return this.request("session/close", params, opts) as Promise<T.EmptyResult>;
+  sessionClose(params: T.SessionCloseParams, opts?: CallOptions): Promise<T.SessionCloseResult> {
+    return this.request("session/close", params, opts) as Promise<T.SessionCloseResult>;
   }
 
   /** `agents/list`: (1.2) The agents catalog, and which of its agents are installed here. */

@@ -27,7 +27,7 @@ export const resultValidators: { readonly [K in WithResult]: Validator<ResultOf<
   "session/open": V.validateOpenResult,
   "session/prompt": V.validateTurnOutcome,
   "session/cancel": V.validateEmptyResult,
-  "session/close": V.validateEmptyResult,
+  "session/close": V.validateSessionCloseResult,
   "agents/list": V.validateAgentsListResult,
   "permission/request": V.validatePermissionResponse,
 };

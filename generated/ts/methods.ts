@@ -48,7 +48,7 @@ export interface MethodTable {
   /** Close the session: end its turn, then its agent's whole process tree. */
   "session/close": {
     params: T.SessionCloseParams;
-    result: T.EmptyResult;
+    result: T.SessionCloseResult;
     direction: "hostToSidecar";
     notification: false;
   };
@@ -148,7 +148,7 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     direction: "hostToSidecar",
     notification: false,
     paramsType: "SessionCloseParams",
-    resultType: "EmptyResult",
+    resultType: "SessionCloseResult",
     experimental: false,
     errorStage: "close",
     endsEventStream: true,

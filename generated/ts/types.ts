@@ -33,7 +33,7 @@ export type AcpAgentSpec = AgentSpecCommon & {
   authMethodId?: string;
 };
 /**
- * Which environment the agent gets. The child's environment is exactly: the inherited names, then `set`, then `session/open`'s `env`; nothing else of the sidecar's environment reaches the agent, its PTY or a terminal it asks for.
+ * Which environment the agent gets. The child's environment is exactly: the inherited names, then `set`, then `session/open`'s `env`; nothing else of the sidecar's environment reaches the agent, its PTY or a terminal it asks for. The one name the sidecar adds is `A4AA_AGENT_COOKIE`: a non-secret, per-process value that lets the sidecar find the agent's descendants when they leave its process group (it replaces a value the policy sets for that name).
  */
 export type EnvPolicy = SanitizedEnvPolicy | InheritAllEnvPolicy;
 /**
@@ -174,6 +174,8 @@ export interface A4AaProtocolTypes {
   JsonValue?: JsonValue;
   JsonObject?: JsonObject;
   EmptyResult?: EmptyResult;
+  SessionCloseResult?: SessionCloseResult;
+  ProcessCounts?: ProcessCounts;
   PingResult?: PingResult;
   OpenRpcDocument?: OpenRpcDocument;
   AgentSpec?: AgentSpec;
@@ -250,6 +252,25 @@ export interface A4AaProtocolTypes {
  * The empty result `{}`.
  */
 export interface EmptyResult {}
+/**
+ * The answer to `session/close` (since 1.2.0; a 1.1 sidecar answers `{}`).
+ */
+export interface SessionCloseResult {
+  processes: ProcessCounts;
+}
+/**
+ * What a cleanup did to the agent's process tree: the agent, its process group, descendants that left the group, ACP terminals. Both 0 when there was nothing to end (a closed or never-known id, or a tree that had ended by itself).
+ */
+export interface ProcessCounts {
+  /**
+   * Processes that were alive when the cleanup began (or appeared during it) and are gone now.
+   */
+  ended: number;
+  /**
+   * How many of `ended` needed SIGKILL (they outlasted stdin EOF and SIGTERM).
+   */
+  killed: number;
+}
 /**
  * The answer to `ping`.
  */

@@ -14,6 +14,8 @@ export declare const validateSessionId: Validator<T.SessionId>;
 export declare const validateJsonValue: Validator<T.JsonValue>;
 export declare const validateJsonObject: Validator<T.JsonObject>;
 export declare const validateEmptyResult: Validator<T.EmptyResult>;
+export declare const validateSessionCloseResult: Validator<T.SessionCloseResult>;
+export declare const validateProcessCounts: Validator<T.ProcessCounts>;
 export declare const validatePingResult: Validator<T.PingResult>;
 export declare const validateOpenRpcDocument: Validator<T.OpenRpcDocument>;
 export declare const validateAgentSpec: Validator<T.AgentSpec>;

@@ -18,6 +18,9 @@ import type {
 import type { Logger } from "../log.js";
 import type { FlowGate } from "../transport/ndjson-writer.js";
 
+// The session counts what its close ended (R-SUP-6) without each lane passing it up.
+export { countCleanup } from "../supervise/cleanup-count.js";
+
 /** A turn as the host asked for it (its per-turn overrides are checked by `checkTurn`). */
 export type TurnInput = Omit<SessionPromptParams, "sessionId">;
 

@@ -136,15 +136,15 @@ export class SessionManager implements SessionService {
   async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
     const s = this.sessions.get(params.sessionId);
     if (!s) {
-      // Closing is idempotent (R-CLOSE-2): an id already closed, or never opened, answers {}.
+      // Closing is idempotent (R-CLOSE-2): an id already closed, or never opened, answers zero counts.
       if (!this.wasOpened(params.sessionId)) {
-        this.o.logger.info(`session/close ${JSON.stringify(params.sessionId)}: no session of that id was ever opened here (answered {}); check the id the host sent`);
+        this.o.logger.info(`session/close ${JSON.stringify(params.sessionId)}: no session of that id was ever opened here (answered with zero counts); check the id the host sent`);
       }
-      return {};
+      return { processes: { ended: 0, killed: 0 } };
     }
-    await s.close();
+    const processes = await s.close();
     this.sessions.delete(s.id);
-    return {};
+    return { processes };
   }
 
   async closeAll(): Promise<boolean> {

@@ -2,10 +2,10 @@
 // agent crashed: good only for close). The rules every lane shares live here: one turn
 // at a time, cancel settles as `cancelled` whatever the agent answers, close waits for
 // the opening and ends the turn, then the process tree, before it answers.
-import type { AgentEvent, AgentSpec, PermissionPreset, TurnOutcome } from "../../generated/ts/types.js";
+import type { AgentEvent, AgentSpec, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { AnyLaneDriver, LaneContext, LaneSession, PermissionAsk, PermissionDecision, TurnInput } from "../lanes/lane.js";
+import { countCleanup, type AnyLaneDriver, type LaneContext, type LaneSession, type PermissionAsk, type PermissionDecision, type TurnInput } from "../lanes/lane.js";
 import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
@@ -52,7 +52,7 @@ export class Session {
   private readonly broker: PermissionBroker;
   private readonly logger: Logger;
   private turn: Turn | null = null;
-  private closing: Promise<void> | null = null;
+  private closing: Promise<ProcessCounts> | null = null;
 
   constructor(private readonly o: SessionOptions) {
     this.id = o.id;
@@ -197,11 +197,16 @@ export class Session {
     }
   }
 
-  /** R-CLOSE-1..3: concurrent closes share one cleanup; a failed cleanup can be retried. */
-  close(): Promise<void> {
-    this.closing ??= this.runClose().finally(() => {
-      if (this.state === "closeFailed") this.closing = null;
-    });
+  /**
+   * R-CLOSE-1..3: concurrent closes share one cleanup; a failed cleanup can be retried.
+   * Resolves with what the cleanup ended (R-SUP-6).
+   */
+  close(): Promise<ProcessCounts> {
+    this.closing ??= countCleanup(() => this.runClose())
+      .then((r) => r.processes)
+      .finally(() => {
+        if (this.state === "closeFailed") this.closing = null;
+      });
     return this.closing;
   }
 

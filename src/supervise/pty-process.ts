@@ -3,6 +3,7 @@
 import { constants } from "node:os";
 import type { IPty } from "node-pty";
 import { errors } from "../errors.js";
+import { AGENT_COOKIE_VAR } from "./cookie.js";
 import { SupervisedProcess } from "./supervised-process.js";
 
 export interface PtySpawnSpec {
@@ -13,6 +14,8 @@ export interface PtySpawnSpec {
   name: string;
   cols: number;
   rows: number;
+  /** A4AA_AGENT_COOKIE's value, added to `env` (see cookie.ts). */
+  cookie: string;
 }
 
 type NodePty = typeof import("node-pty");
@@ -47,13 +50,15 @@ export class PtyProcess extends SupervisedProcess {
   private constructor(
     private readonly pty: IPty,
     name: string,
+    cookie: string,
   ) {
-    super(pty.pid, name);
+    super(pty.pid, name, cookie);
     pty.onData((d) => {
       this.handleStderr(d);
       for (const l of this.dataListeners) l(d);
     });
     pty.onExit(({ exitCode, signal }) => {
+      void this.leaderExited();
       const sig = signal ? (signalName(signal) ?? null) : null;
       this.handleExit({ code: sig ? null : exitCode, signal: sig });
     });
@@ -67,9 +72,9 @@ export class PtyProcess extends SupervisedProcess {
         cols: spec.cols,
         rows: spec.rows,
         cwd: spec.cwd,
-        env: spec.env,
+        env: { ...spec.env, [AGENT_COOKIE_VAR]: spec.cookie },
       });
-      return new PtyProcess(pty, spec.name);
+      return new PtyProcess(pty, spec.name, spec.cookie);
     } catch (e) {
       throw errors.spawnFailed(`cannot run ${spec.file} under a PTY: ${(e as Error).message}`);
     }

@@ -1,8 +1,14 @@
 // A child process the sidecar owns: started in its own process group, stderr always
 // drained (its tail kept for errors), and ended by one stop ladder — close stdin, wait,
 // SIGTERM the tree, wait, SIGKILL, then check that nothing of it is left (R-SUP-1).
+// The tree is the group, the descendants seen leaving it, and every process carrying the
+// child's cookie (R-SUP-5); the ladder runs by itself as soon as the child exits (R-SUP-3),
+// and the sidecar's guard ends the tree if the sidecar dies first (R-SUP-4).
 import { StringDecoder } from "node:string_decoder";
-import { descendants, hasExited, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
+import { noteCleanup } from "./cleanup-count.js";
+import { processesWithCookie } from "./cookie.js";
+import { sidecarGuard } from "./guard.js";
+import { descendants, hasExited, readProc, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
 
 export interface ExitInfo {
   code: number | null;
@@ -26,6 +32,10 @@ export interface StopResult {
   /** The ladder steps taken, e.g. ["stdin", "SIGTERM"]. */
   steps: string[];
   exit: ExitInfo | null;
+  /** Processes of the tree alive when the ladder began (or found during it) that are gone now. */
+  ended: number;
+  /** How many of them were still alive when SIGKILL was sent. */
+  killed: number;
 }
 
 export const STDERR_TAIL_BYTES = 64 * 1024;
@@ -63,9 +73,12 @@ export abstract class SupervisedProcess {
   protected constructor(
     readonly pid: number,
     readonly name: string,
+    /** The value of A4AA_AGENT_COOKIE in the child's environment. */
+    readonly cookie: string,
   ) {
     this.exited = new Promise((r) => (this.resolveExit = r));
     live.add(this);
+    sidecarGuard.watch(this.pgid, readProc(pid)?.start ?? 0);
     // A descendant that daemonises (setsid) and then outlives its parent loses its lineage;
     // looking now and then while the tree is whole is what lets stop() still find it.
     this.tracker = setInterval(() => this.noteDescendants(), TRACK_MS);
@@ -149,11 +162,20 @@ export abstract class SupervisedProcess {
   protected abstract closeInput(): void;
 
   /**
+   * R-SUP-3: the child's main process exited (before its exit is reported: stderr may be
+   * held open by what is left). Whatever is left of its tree is ended now, not at close.
+   */
+  protected leaderExited(): Promise<unknown> {
+    return this.stop({ stdinGraceMs: 0 });
+  }
+
+  /**
    * Ends the whole tree. Idempotent: concurrent and later calls share one ladder.
    * Resolves (never rejects) with whether anything is left.
    */
   stop(opts: StopOptions = {}): Promise<StopResult> {
     this.stopping ??= this.ladder(opts);
+    noteCleanup(this.stopping);
     return this.stopping;
   }
 
@@ -163,9 +185,33 @@ export abstract class SupervisedProcess {
     // before anyone exits and the lineage is lost.
     this.noteDescendants();
     const stragglers: ProcInfo[] = [...this.known.values()].filter(stillRunning);
+    // Every process of the tree the ladder saw alive, by pid and start time (for the counts).
+    const seen = new Map<string, ProcInfo>();
+    const see = (p: ProcInfo) => seen.set(`${p.pid}:${p.start}`, p);
+    // Cheap enough for 500 ladders at once: lineage and the (shared) cookie scan, no walk of
+    // all of /proc per group; members that are neither are counted if they outlast SIGTERM.
+    const look = (wholeGroup = false) => {
+      // The cookie finds what left the group whenever it left; lineage finds what dropped the cookie.
+      const leader = hasExited(this.pid) ? null : readProc(this.pid);
+      if (leader) see(leader);
+      const found = [...processesWithCookie(this.cookie), ...(leader ? descendants(this.pid) : [])];
+      for (const d of found) {
+        if (d.pid === this.pid) continue;
+        see(d);
+        if (!stragglers.some((x) => x.pid === d.pid && x.start === d.start)) stragglers.push(d);
+      }
+      if (!wholeGroup) return;
+      for (const pid of treeSurvivors(this.pgid, stragglers)) {
+        const info = readProc(pid);
+        if (info) see(info);
+      }
+    };
+    const aliveKeys = () => [...seen].filter(([, p]) => stillRunning(p)).map(([k]) => k);
+    const killedKeys = new Set<string>();
     // The kernel's word, not the exit event's: under load Node may report an exit late.
     const leaderGone = () => !this.running || hasExited(this.pid);
     const gone = () => leaderGone() && treeSurvivors(this.pgid, stragglers).length === 0;
+    look();
 
     steps.push("stdin");
     this.closeInput();
@@ -173,22 +219,39 @@ export abstract class SupervisedProcess {
     await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, opts.stdinGraceMs ?? 1500)))]);
     // Cleared, or the sidecar could not exit until the grace period had passed anyway.
     clearTimeout(timer);
+    // The agent may have started more children since: look again.
+    look();
     if (!gone()) {
-      // The agent may have started more children since: look again.
-      if (this.running) for (const d of descendants(this.pid)) if (!stragglers.some((x) => x.pid === d.pid)) stragglers.push(d);
       steps.push("SIGTERM");
       signalTree(this.pgid, stragglers, "SIGTERM");
       await this.waitUntil(gone, opts.termGraceMs ?? 2000);
+      look();
     }
     if (!gone()) {
       steps.push("SIGKILL");
+      look(true);
+      for (const k of aliveKeys()) killedKeys.add(k);
       signalTree(this.pgid, stragglers, "SIGKILL");
       await this.waitUntil(gone, opts.killGraceMs ?? 3000);
+      // A fork that raced the signal carries the cookie too: one more round for it.
+      const before = stragglers.length;
+      look();
+      if (stragglers.length > before && !gone()) {
+        for (const k of aliveKeys()) killedKeys.add(k);
+        signalTree(this.pgid, stragglers, "SIGKILL");
+        await this.waitUntil(gone, opts.killGraceMs ?? 3000);
+      }
     }
     const survivors = treeSurvivors(this.pgid, stragglers);
     if (!leaderGone()) survivors.push(this.pid);
-    if (survivors.length === 0) live.delete(this);
-    return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit };
+    if (survivors.length === 0) {
+      live.delete(this);
+      sidecarGuard.release(this.pgid);
+    }
+    const still = new Set(aliveKeys());
+    const ended = seen.size - still.size;
+    const killed = [...killedKeys].filter((k) => !still.has(k)).length;
+    return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit, ended, killed };
   }
 
   private async waitUntil(done: () => boolean, ms: number): Promise<void> {

@@ -58,6 +58,10 @@ export const REQUIREMENTS: Requirement[] = [
   // §8 lifecycle
   R("R-SUP-1", "mandatory", "a4aa.v1 §8", "No orphan or zombie survives a close, a crash of the agent, or the sidecar's shutdown (the whole tree, including grandchildren that ignore SIGTERM or left the group)."),
   R("R-SUP-2", "mandatory", "a4aa.v1 §8", "An agent that crashes mid-turn fails that turn with agent_exited (uncertainEffect true, stderr tail in detail) and leaves the session usable only for close; other sessions are untouched."),
+  R("R-SUP-3", "mandatory", "a4aa.v1 §8", "When an agent's main process exits (crash or not), whatever is still in its process group is ended right away (SIGTERM, SIGKILL after the grace), without any session/close; also for ACP terminals."),
+  R("R-SUP-4", "mandatory", "a4aa.v1 §8", "When the implementation dies abruptly (SIGKILL), no agent process and nothing in an agent's group outlives it by more than 5 s — also agents that ignore stdin EOF and SIGTERM, CLI turns that trap SIGTERM, and running terminals."),
+  R("R-SUP-5", "mandatory", "a4aa.v1 §8", "A descendant that left its agent's process group (setsid, a daemonizing double fork) is still ended at close, at an agent crash and at shutdown."),
+  R("R-SUP-6", "mandatory", "a4aa.v1 §8 (1.2)", "session/close answers {processes: {ended, killed}}: how many processes the cleanup ended and how many needed SIGKILL; both 0 for a closed or never-known id."),
   R("R-EOF-1", "mandatory", "a4aa.v1 §8", "stdin EOF closes every session, pending turns settle (cancelled or session_closed), the sidecar exits 0 after successful cleanup; SIGTERM and SIGINT shut down the same way."),
   // §14 hostile input (1.2)
   R("R-HOSTILE-2", "mandatory", "a4aa.v1 §14", "What an agent can make the sidecar hold is bounded and stated: TurnOutcome.text (cut with a marker, events still flow), stderr events, fs/read_text_file results, terminal output (outputByteLimit validated); peak memory stays under the bounds."),

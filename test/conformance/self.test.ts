@@ -70,6 +70,10 @@ const CASES: [string, string, string, string][] = [
   ["wide-cwd", "R-HOSTILE-3/swap-race,R-HOSTILE-5/acp-stdout-closed", "R-HOSTILE-3", "R-HOSTILE-5"],
   ["ignore-stdout-eof", "R-HOSTILE-5/acp-stdout-closed,R-HOSTILE-3/special-files", "R-HOSTILE-5", "R-HOSTILE-3"],
   ["deep-crash", "R-FRAME-8,R-CORE-1", "R-FRAME-8", "R-CORE-1"],
+  ["no-exit-sweep", "R-SUP-3,R-CORE-1", "R-SUP-3", "R-CORE-1"],
+  ["no-guard", "R-SUP-4,R-CORE-1", "R-SUP-4", "R-CORE-1"],
+  ["no-cookie", "R-SUP-5/daemon-close,R-CORE-1", "R-SUP-5", "R-CORE-1"],
+  ["zero-counts", "R-SUP-6,R-SUP-1/close-ends-tree", "R-SUP-6", "R-SUP-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

@@ -30,8 +30,9 @@ test("R-ENV-1: a sanitized agent gets exactly the allowlisted names, set, and th
   const sid = await s.open(spec(marker, { policy: "sanitized", inherit: ["PATH", "LC_TIME"], set: { MODE: "x", H: { hostEnv: "HOME" } } }), { env: { MODE: "y" } });
   const env = await agentEnv(s, sid);
   delete env.A4AA_TEST_MARKER;
-  // Node itself may add nothing; what is there is exactly what the policy named.
-  assert.deepEqual(Object.keys(env).sort(), ["H", "LC_TIME", "MODE", "PATH"]);
+  // Node itself may add nothing; what is there is exactly what the policy named, plus the
+  // one documented name the sidecar adds (R-SUP-5).
+  assert.deepEqual(Object.keys(env).sort(), ["A4AA_AGENT_COOKIE", "H", "LC_TIME", "MODE", "PATH"]);
   assert.equal(env.MODE, "y");
   assert.equal(env.H, process.env.HOME);
   assert.equal(await s.end(), 0);

@@ -89,7 +89,7 @@ test("R-CLOSE-1: close during a turn settles it cancelled, ends the whole tree, 
   const p = s.call("session/prompt", { sessionId: sid, text: "slow:200" });
   await s.waitFor(() => s.events(sid).filter((e) => e.type === "messageChunk").length >= 3);
   const c = await s.call("session/close", { sessionId: sid });
-  assert.deepEqual(c.result, {});
+  assert.ok(c.result.processes.ended >= 3, `the agent and its grandchildren are counted (R-SUP-6): ${JSON.stringify(c.result)}`);
   assert.deepEqual(processesWithMarker(marker), [], "nothing of the tree was left when close answered (R-SUP-1)");
   const r = await p;
   assert.equal(r.result.stopReason, "cancelled");
@@ -103,7 +103,7 @@ test("R-CLOSE-1: an agent that does not acknowledge within the grace period ends
   const sid = await s.open(fakeAgentSpec(marker));
   const p = s.call("session/prompt", { sessionId: sid, text: "hang" });
   await new Promise((r) => setTimeout(r, 100));
-  assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, {});
+  assert.ok((await s.call("session/close", { sessionId: sid })).result.processes, "close answers its counts (R-SUP-6)");
   const r = await p;
   assert.equal(r.error!.data.code, "session_closed");
   assert.equal(r.error!.data.uncertainEffect, true);
@@ -121,11 +121,12 @@ test("R-CLOSE-2/R-PROMPT-2: concurrent closes all wait for the one cleanup; prom
   const during = await s.call("session/prompt", { sessionId: sid, text: "text:x" });
   assert.equal(during.error!.data.code, "session_closing");
   const [a, b] = await Promise.all(closes);
-  assert.deepEqual([a.result, b.result], [{}, {}]);
+  assert.deepEqual(b.result, a.result, "both report the one cleanup");
+  assert.deepEqual(a.result.processes, { ended: 1, killed: 0 });
   assert.deepEqual(processesWithMarker(marker), [], "both answered after the cleanup");
   await p;
-  assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, {}, "closing a closed id");
-  assert.deepEqual((await s.call("session/close", { sessionId: "never" })).result, {}, "closing an unknown id");
+  assert.deepEqual((await s.call("session/close", { sessionId: sid })).result, { processes: { ended: 0, killed: 0 } }, "closing a closed id");
+  assert.deepEqual((await s.call("session/close", { sessionId: "never" })).result, { processes: { ended: 0, killed: 0 } }, "closing an unknown id");
   assert.equal(await s.end(), 0);
 });
 
@@ -151,7 +152,7 @@ test("R-SUP-2: an agent that crashes mid-turn fails the turn with agent_exited a
   const again = await s.call("session/prompt", { sessionId: a, text: "text:x" });
   assert.equal(again.error!.data.code, "agent_exited");
   assert.equal((await s.ok("session/prompt", { sessionId: b, text: "text:fine" })).text, "fine");
-  assert.deepEqual(await s.ok("session/close", { sessionId: a }), {});
+  assert.ok((await s.ok("session/close", { sessionId: a })).processes);
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
@@ -195,7 +196,7 @@ test("R-SUP-1: after the agent crashes, close still ends the grandchild that lef
   const r = await s.call("session/prompt", { sessionId: sid, text: "crash" });
   assert.equal(r.error!.data.code, "agent_exited");
   assert.ok(processesWithMarker(marker).length >= 2, "the orphaned grandchildren still run before close");
-  assert.deepEqual(await s.ok("session/close", { sessionId: sid }), {});
+  assert.ok((await s.ok("session/close", { sessionId: sid })).processes);
   assert.deepEqual(processesWithMarker(marker), []);
   assert.equal(await s.end(), 0);
 });

@@ -125,8 +125,10 @@ def test_cancel_during_turn(start: Start) -> None:
 def test_close_ends_events_and_is_idempotent(start: Start) -> None:
     client = start()
     sid = open_example(client)
-    client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
-    client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
+    first = client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
+    assert first.processes.ended == 1 and first.processes.killed == 0  # R-SUP-6: the agent left on EOF
+    again = client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
+    assert (again.processes.ended, again.processes.killed) == (0, 0)  # a closed id
     assert client.events(sid).get(timeout=10) is None
     with pytest.raises(A4aaError) as e:
         client.session_prompt(session_id=sid, text="x", timeout=CALL_TIMEOUT)

@@ -68,6 +68,10 @@ export class AcpLaneSession implements LaneSession {
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),
       inTurn: () => this.inTurn,
+      // Nobody can release the terminals of a dead agent.
+      onEnd: () => {
+        if (this.terminals?.size) void this.terminals.killAll();
+      },
     });
   }
 

@@ -5,6 +5,7 @@
 //   env     the environment as JSON text          fail    a stderr line, exit 2
 //   slow    a child in the group, ticks forever   stderr  two stderr lines, then the answer
 //   error   (codex) turn.failed, exit 1           other   "echo: <prompt>"
+//   stubborn ignores SIGTERM, a child in the group that does too, ticks forever
 // With A4AA_CONFORMANCE_LOG set, each start appends its argv to that file.
 import { appendFileSync } from "node:fs";
 import { spawn } from "node:child_process";
@@ -47,6 +48,13 @@ async function main(): Promise<void> {
       }
       for (let i = 1; ; i++) {
         if (format !== "codex") await out(`${i} `);
+        await sleep(50);
+      }
+    case "stubborn":
+      process.on("SIGTERM", () => undefined);
+      spawn("sh", ["-c", "trap '' TERM; while true; do sleep 1; done"], { stdio: "ignore" });
+      for (let i = 1; ; i++) {
+        await out(`${i} `);
         await sleep(50);
       }
     case "stderr":

@@ -5,7 +5,8 @@ import { fuzzChecks } from "./fuzz.js";
 import { sessionChecks } from "./sessions.js";
 import { envChecks, permissionChecks } from "./permissions-env.js";
 import { lifecycleChecks } from "./lifecycle.js";
+import { supervisionChecks } from "./supervision.js";
 import { acpChecks, cliChecks, rpcChecks } from "./lanes.js";
 import { hostileChecks } from "./hostile.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks];

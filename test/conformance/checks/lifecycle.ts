@@ -80,7 +80,7 @@ export const lifecycleChecks: Check[] = [
       const again = await h.request("session/prompt", { sessionId: a, text: "text:x" });
       assert.ok(again.error, "a crashed session takes no new turn");
       assert.equal((await h.api.sessionPrompt({ sessionId: b, text: "text:fine" })).text, "fine");
-      assert.deepEqual(await h.api.sessionClose({ sessionId: a }), {});
+      assert.ok((await h.api.sessionClose({ sessionId: a })).processes);
       assert.equal(await h.end(), 0);
       assertClean(ctx, null, "the end");
     },
@@ -95,7 +95,7 @@ export const lifecycleChecks: Check[] = [
       const e = await h.fail("session/prompt", { sessionId: sid, text: "crash" }, "agent_exited");
       assert.equal(e.data?.uncertainEffect, true);
       assert.match(e.data?.detail ?? "", /fake-app-server: boom/);
-      assert.deepEqual(await h.api.sessionClose({ sessionId: sid }), {});
+      assert.ok((await h.api.sessionClose({ sessionId: sid })).processes);
       assert.equal(await h.end(), 0);
       assertClean(ctx, null, "the end");
     },

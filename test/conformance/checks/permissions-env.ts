@@ -118,6 +118,8 @@ export const envChecks: Check[] = [
       const spec = acpWithEnv(ctx, { policy: "sanitized", inherit: ["PATH", "LC_TIME"], set: { MODE: "x", H: { hostEnv: "HOME" } } });
       const sid = (await h.open(spec, { env: { MODE: "y", EXTRA: "1" } })).sessionId;
       const env = await agentEnv(h, sid);
+      // A4AA_AGENT_COOKIE: the one name an implementation may add (EnvPolicy, since 1.2.0).
+      delete env.A4AA_AGENT_COOKIE;
       assert.deepEqual(Object.keys(env).sort(), ["EXTRA", "H", "LC_TIME", MARKER_VAR, "MODE", "PATH"].sort());
       assert.equal(env.MODE, "y", "session env wins over set");
       assert.equal(env.H, process.env.HOME, "hostEnv reads the sidecar's value");
@@ -135,7 +137,7 @@ export const envChecks: Check[] = [
         const sid = (await h.open(spec)).sessionId;
         const env = await agentEnv(h, sid);
         assert.equal(env[SECRET_VAR], undefined, `${spec.lane}: the sidecar's secret reached the agent`);
-        const extra = Object.keys(env).filter((k) => !["PATH", "HOME", MARKER_VAR].includes(k));
+        const extra = Object.keys(env).filter((k) => !["PATH", "HOME", MARKER_VAR, "A4AA_AGENT_COOKIE"].includes(k));
         assert.deepEqual(extra, [], `${spec.lane}: names the policy did not give: ${extra.join(", ")}`);
       }
       assert.equal(await h.end(), 0);

@@ -68,7 +68,7 @@ test("R-SUP-2: codex crashing mid-turn fails the turn with agent_exited (stderr 
   assert.match(r.error?.data.detail, /exited with code 3[\s\S]*crashing mid-turn/);
   const again = await prompt(h, sid, "text:x");
   assert.equal(again.error?.data.code, "agent_exited");
-  assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});
+  assert.ok((await h.ok("session/close", { sessionId: sid })).processes);
   await finish(h, marker);
 });
 
@@ -90,7 +90,7 @@ test("R-CLOSE-1: close mid-turn settles the turn and ends the tree", async () =>
   const sid = await h.open(fakeSpec(marker));
   const p = prompt(h, sid, "slow:400");
   await h.waitFor(() => h.events(sid).some((e) => e.type === "messageChunk"));
-  assert.deepEqual(await h.ok("session/close", { sessionId: sid }), {});
+  assert.ok((await h.ok("session/close", { sessionId: sid })).processes);
   const r = await p;
   assert.equal(r.result?.stopReason, "cancelled");
   assert.deepEqual(await waitGone(() => processesWithMarker(marker)), []);

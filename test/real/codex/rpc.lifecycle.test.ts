@@ -38,7 +38,7 @@ test("R-CLOSE-1: close while codex runs a command: the turn settles, the tree is
   const sid = await r.open({ options: { permission: "bypass" } });
   const p = r.h.call("session/prompt", { sessionId: sid, text: "run it" });
   await poll(() => processesMentioning(r.marker).length > 0, 30_000, "the command to run");
-  assert.deepEqual(await r.h.ok("session/close", { sessionId: sid }), {});
+  assert.ok((await r.h.ok("session/close", { sessionId: sid })).processes);
   // Close answers only after the whole tree is gone.
   assert.deepEqual(processesMentioning(r.marker), []);
   assert.deepEqual(processesWithMarker(r.marker), []);

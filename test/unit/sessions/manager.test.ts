@@ -129,7 +129,7 @@ test("R-CLOSE-1/R-PROMPT-2: close settles the turn, then cleans up; new prompts 
   const closing = m.close({ sessionId: s });
   await assert.rejects(m.prompt({ sessionId: s, text: "more" }), (e: A4aaError) => e.code === "session_closing");
   await assert.rejects(turn, (e: A4aaError) => e.code === "session_closed");
-  assert.deepEqual(await closing, {});
+  assert.deepEqual(await closing, { processes: { ended: 0, killed: 0 } });
   assert.equal(lanes[0].closes, 1);
   await assert.rejects(m.prompt({ sessionId: s, text: "x" }), (e: A4aaError) => e.code === "unknown_session");
 });
@@ -138,10 +138,10 @@ test("R-CLOSE-2: closes are idempotent and concurrent closes share one cleanup",
   const { m, open, lanes } = setup();
   const s = (await open()).sessionId;
   const results = await Promise.all([m.close({ sessionId: s }), m.close({ sessionId: s }), m.close({ sessionId: s })]);
-  assert.deepEqual(results, [{}, {}, {}]);
+  assert.deepEqual(results, [{ processes: { ended: 0, killed: 0 } }, { processes: { ended: 0, killed: 0 } }, { processes: { ended: 0, killed: 0 } }], "fake lanes start no process: nothing to count");
   assert.equal(lanes[0].closes, 1);
-  assert.deepEqual(await m.close({ sessionId: s }), {});
-  assert.deepEqual(await m.close({ sessionId: "never-known" }), {});
+  assert.deepEqual(await m.close({ sessionId: s }), { processes: { ended: 0, killed: 0 } });
+  assert.deepEqual(await m.close({ sessionId: "never-known" }), { processes: { ended: 0, killed: 0 } });
 });
 
 test("R-CLOSE-3: a failed cleanup answers cleanup_failed, keeps the entry, and a later close retries", async () => {
@@ -150,7 +150,7 @@ test("R-CLOSE-3: a failed cleanup answers cleanup_failed, keeps the entry, and a
   lanes[0].cleanResults = [false, true];
   await assert.rejects(m.close({ sessionId: s }), (e: A4aaError) => e.code === "cleanup_failed" && e.retryable && /pid 123/.test(e.message));
   assert.equal(m.size, 1);
-  assert.deepEqual(await m.close({ sessionId: s }), {});
+  assert.deepEqual(await m.close({ sessionId: s }), { processes: { ended: 0, killed: 0 } });
   assert.equal(lanes[0].closes, 2);
   assert.equal(m.size, 0);
 });
@@ -160,7 +160,7 @@ test("R-SUP-2: after the agent dies mid-turn the session only closes", async () 
   const s = (await open()).sessionId;
   await assert.rejects(m.prompt({ sessionId: s, text: "die" }), (e: A4aaError) => e.code === "agent_exited" && e.uncertainEffect);
   await assert.rejects(m.prompt({ sessionId: s, text: "again" }), (e: A4aaError) => e.code === "agent_exited" && !e.uncertainEffect);
-  assert.deepEqual(await m.close({ sessionId: s }), {});
+  assert.deepEqual(await m.close({ sessionId: s }), { processes: { ended: 0, killed: 0 } });
 });
 
 test("per-turn selectors are checked before the turn starts", async () => {
@@ -178,13 +178,14 @@ test("closeAll reports false when any cleanup failed", async () => {
   assert.equal(await m.closeAll(), false);
 });
 
-test("R-CLOSE-2: closing an id never opened answers {} and logs it at info; closing a closed one logs nothing", async () => {
+test("R-CLOSE-2, R-SUP-6: closing an id never opened answers zero counts and logs it at info; closing a closed one logs nothing", async () => {
   const { m, open, logs } = setup();
   const s = (await open()).sessionId;
-  assert.deepEqual(await m.close({ sessionId: s }), {});
-  assert.deepEqual(await m.close({ sessionId: s }), {});
+  const none = { processes: { ended: 0, killed: 0 } };
+  assert.deepEqual(await m.close({ sessionId: s }), none);
+  assert.deepEqual(await m.close({ sessionId: s }), none);
   assert.deepEqual(logs.filter((l) => /no session of that id/.test(l)), []);
-  assert.deepEqual(await m.close({ sessionId: "never-known" }), {});
+  assert.deepEqual(await m.close({ sessionId: "never-known" }), none);
   const said = logs.filter((l) => /no session of that id/.test(l));
   assert.equal(said.length, 1, logs.join(""));
   assert.match(said[0], /^a4aa info: session\/close "never-known"/);

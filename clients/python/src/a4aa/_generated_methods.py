@@ -87,11 +87,11 @@ class HostMethods(abc.ABC):
         *,
         session_id: p.SessionId,
         timeout: Optional[float] = None,
-    ) -> p.EmptyResult:
+    ) -> p.SessionCloseResult:
         """`session/close`: Close the session: end its turn, then its agent's whole process tree."""
         params = p.SessionCloseParams(session_id=session_id)
         raw = self._request("session/close", params.to_json(), timeout)
-        return p.EmptyResult.from_json(raw, "EmptyResult")
+        return p.SessionCloseResult.from_json(raw, "SessionCloseResult")
 
     def agents_list(
         self,
@@ -178,11 +178,11 @@ class AsyncHostMethods(abc.ABC):
         *,
         session_id: p.SessionId,
         timeout: Optional[float] = None,
-    ) -> p.EmptyResult:
+    ) -> p.SessionCloseResult:
         """`session/close`: Close the session: end its turn, then its agent's whole process tree."""
         params = p.SessionCloseParams(session_id=session_id)
         raw = await self._request("session/close", params.to_json(), timeout)
-        return p.EmptyResult.from_json(raw, "EmptyResult")
+        return p.SessionCloseResult.from_json(raw, "SessionCloseResult")
 
     async def agents_list(
         self,

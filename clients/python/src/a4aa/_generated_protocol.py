@@ -264,6 +264,76 @@ _EmptyResult_FIELDS: FrozenSet[str] = frozenset({})
 
 
 @dataclass(kw_only=True)
+class ProcessCounts:
+    """What a cleanup did to the agent's process tree: the agent, its process group, descendants that
+    left the group, ACP terminals. Both 0 when there was nothing to end (a closed or never-known id,
+    or a tree that had ended by itself).
+    """
+    ended: int
+    """Processes that were alive when the cleanup began (or appeared during it) and are gone now."""
+    killed: int
+    """How many of `ended` needed SIGKILL (they outlasted stdin EOF and SIGTERM)."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["ended"] = _c.encode(self.ended)
+        out["killed"] = _c.encode(self.killed)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ProcessCounts") -> ProcessCounts:
+        """Decodes and checks one ProcessCounts; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ProcessCounts:
+        return cls(
+            ended=_c.required(d, "ended", path, _c.integer_range(0, None)),
+            killed=_c.required(d, "killed", path, _c.integer_range(0, None)),
+            extra=_c.extra(d, _ProcessCounts_FIELDS),
+        )
+
+
+_ProcessCounts_FIELDS: FrozenSet[str] = frozenset({"ended", "killed"})
+
+
+@dataclass(kw_only=True)
+class SessionCloseResult:
+    """The answer to `session/close` (since 1.2.0; a 1.1 sidecar answers `{}`)."""
+    processes: ProcessCounts
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["processes"] = _c.encode(self.processes)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionCloseResult") -> SessionCloseResult:
+        """Decodes and checks one SessionCloseResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionCloseResult:
+        return cls(
+            processes=_c.required(d, "processes", path, ProcessCounts.from_json),
+            extra=_c.extra(d, _SessionCloseResult_FIELDS),
+        )
+
+
+_SessionCloseResult_FIELDS: FrozenSet[str] = frozenset({"processes"})
+
+
+@dataclass(kw_only=True)
 class PingResult:
     """The answer to `ping`."""
     protocol: ClassVar[Literal["a4aa.v1"]] = "a4aa.v1"
@@ -2558,7 +2628,9 @@ _decode_EnvValue = decode_env_value
 EnvPolicy = Union[SanitizedEnvPolicy, InheritAllEnvPolicy]
 """Which environment the agent gets. The child's environment is exactly: the inherited names, then
 `set`, then `session/open`'s `env`; nothing else of the sidecar's environment reaches the agent,
-its PTY or a terminal it asks for.
+its PTY or a terminal it asks for. The one name the sidecar adds is `A4AA_AGENT_COOKIE`: a
+non-secret, per-process value that lets the sidecar find the agent's descendants when they leave
+its process group (it replaces a value the policy sets for that name).
 """
 
 
@@ -2685,6 +2757,8 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "JsonValue": _decode_JsonValue,
     "JsonObject": _decode_JsonObject,
     "EmptyResult": EmptyResult.from_json,
+    "SessionCloseResult": SessionCloseResult.from_json,
+    "ProcessCounts": ProcessCounts.from_json,
     "PingResult": PingResult.from_json,
     "OpenRpcDocument": OpenRpcDocument.from_json,
     "AgentSpec": _decode_AgentSpec,
@@ -2777,6 +2851,8 @@ __all__ = [
     "JsonValue",
     "JsonObject",
     "EmptyResult",
+    "ProcessCounts",
+    "SessionCloseResult",
     "PingResult",
     "OpenRpcDocument",
     "HostEnvRef",

@@ -41,6 +41,14 @@ function procStat(pid: number): { ppid: number; pgid: number; state: string } | 
   }
 }
 
+function isGuard(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("supervise/guard-main.js");
+  } catch {
+    return false;
+  }
+}
+
 /** Live (non-zombie) members of process group `pgid`. */
 export function groupAlive(pgid: number): number[] {
   const out: number[] = [];
@@ -115,6 +123,8 @@ export class Host {
     while (queue.length) {
       const p = queue.shift()!;
       const st = procStat(p);
+      // The sidecar's guard (src/supervise/guard-main.ts) lives as long as the sidecar.
+      if (isGuard(p)) continue;
       if (st && st.pgid !== own && st.pgid !== root) {
         this.groups.add(st.pgid);
         if (st.state !== "Z") alive++;
@@ -164,7 +174,8 @@ export class Host {
   /** Every process group the sidecar started that still has a live member. */
   leftovers(): number[] {
     this.scan();
-    return [...this.groups].filter((g) => groupAlive(g).length > 0);
+    // A scan may have caught the guard between fork and exec, before it looked like one.
+    return [...this.groups].filter((g) => !isGuard(g) && groupAlive(g).length > 0);
   }
 
   /** Closes stdin (the sidecar closes every session and exits); kills it after `ms`. */

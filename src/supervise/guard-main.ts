@@ -1,0 +1,95 @@
+// The guard: one small process per sidecar that outlives it (R-SUP-4). Node has no
+// PR_SET_PDEATHSIG; instead the guard holds the read end of a pipe only the sidecar writes
+// to. The kernel closes it however the sidecar dies (SIGKILL, OOM kill), and its EOF means:
+// end every process group the sidecar named and every process carrying one of its cookies —
+// SIGTERM, then SIGKILL after the grace.
+//
+// stdin lines: `prefix <cookie prefix>`, `+ <pgid> <leader start time>`, `- <pgid>`.
+import { groupMembers, readProc, type ProcInfo } from "./process-tree.js";
+import { processesWithCookie } from "./cookie.js";
+
+const TERM_GRACE_MS = Number(process.argv[2] ?? 2000);
+const KILL_GRACE_MS = 1500;
+const POLL_MS = 50;
+
+const groups = new Map<number, number>();
+let prefix = "";
+let buf = "";
+
+// The sidecar's terminal, its process group or the host may signal the guard too: only EOF counts.
+for (const sig of ["SIGINT", "SIGHUP", "SIGTERM", "SIGPIPE"] as const) process.on(sig, () => undefined);
+
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk: string) => {
+  buf += chunk;
+  let nl: number;
+  while ((nl = buf.indexOf("\n")) >= 0) {
+    const [op, a, b] = buf.slice(0, nl).split(" ");
+    buf = buf.slice(nl + 1);
+    if (op === "prefix") prefix = a;
+    else if (op === "+") groups.set(Number(a), Number(b));
+    else if (op === "-") groups.delete(Number(a));
+  }
+});
+process.stdin.on("end", () => void endAll().finally(() => process.exit(0)));
+process.stdin.on("error", () => void endAll().finally(() => process.exit(0)));
+
+/** Everything still alive that the sidecar owned. */
+function targets(): Map<number, ProcInfo> {
+  const out = new Map<number, ProcInfo>();
+  for (const [pgid, start] of groups) {
+    // A leader with another start time is a new process that got the pid: not ours.
+    const leader = readProc(pgid);
+    if (leader && start && leader.start !== start) continue;
+    for (const pid of groupMembers(pgid)) {
+      const info = readProc(pid);
+      if (info) out.set(pid, info);
+    }
+  }
+  if (prefix) for (const p of processesWithCookie(prefix, true)) out.set(p.pid, p);
+  return out;
+}
+
+function signal(list: Map<number, ProcInfo>, sig: NodeJS.Signals): void {
+  for (const p of list.values()) {
+    for (const target of p.pgid === p.pid ? [-p.pid, p.pid] : [p.pid]) {
+      try {
+        process.kill(target, sig);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function endAll(): Promise<void> {
+  const seen = new Set<number>();
+  let killed = 0;
+  let left = targets();
+  for (const pid of left.keys()) seen.add(pid);
+  if (!left.size) return;
+  signal(left, "SIGTERM");
+  const termDeadline = Date.now() + TERM_GRACE_MS;
+  while ((left = targets()).size && Date.now() < termDeadline) {
+    // Started since (a fork racing the signal): they get their SIGTERM too.
+    const fresh = new Map([...left].filter(([pid]) => !seen.has(pid)));
+    for (const pid of fresh.keys()) seen.add(pid);
+    if (fresh.size) signal(fresh, "SIGTERM");
+    await sleep(POLL_MS);
+  }
+  const killDeadline = Date.now() + KILL_GRACE_MS;
+  while ((left = targets()).size && Date.now() < killDeadline) {
+    for (const pid of left.keys()) seen.add(pid);
+    killed += left.size;
+    signal(left, "SIGKILL");
+    await sleep(POLL_MS);
+  }
+  const survivors = [...targets().keys()];
+  process.stderr.write(
+    `a4aa guard: the sidecar went away without stopping its agents; ended ${seen.size} process(es), ${Math.min(killed, seen.size)} by SIGKILL` +
+      (survivors.length ? `; still alive: ${survivors.join(", ")}` : "") +
+      "\n",
+  );
+}
