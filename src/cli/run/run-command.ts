@@ -177,7 +177,10 @@ class TerminalRun {
     for (;;) {
       this.screen.pause();
       const got = await this.readLine();
-      if (got === "eof") break;
+      if (got === "eof") {
+        process.stdout.write("\n");
+        break;
+      }
       if (got === "interrupt") {
         if (interrupted) break;
         interrupted = true;
@@ -187,13 +190,12 @@ class TerminalRun {
       interrupted = false;
       const line = got.trim();
       if (!line) continue;
-      let end: TurnEnd;
       if (line.startsWith("/")) {
         const c = await this.command(line);
         if (c === "exit") break;
-        continue;
+        if (c === "ok") continue;
       }
-      end = await this.turn(line);
+      let end = await this.turn(line);
       while (end !== "quit" && end !== "fatal" && this.queued.length) end = await this.turn(this.queued.shift()!);
       if (end === "quit") return EXIT.cancelled;
       if (end === "fatal") return EXIT.error;
@@ -205,7 +207,8 @@ class TerminalRun {
   private goodbye(): void {
     const open = this.session.open;
     const native = this.r.nativeSessionId;
-    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run --resume ${native}${this.o.label === "example agent" ? "" : " …"}`);
+    const how = "agent" in this.o.target ? ` --agent ${this.o.target.agent.id}` : this.o.label === "example agent" ? "" : " --spec …";
+    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${how} --resume ${native}`);
     else this.r.note("session ended");
     this.screen.flush();
   }
@@ -306,7 +309,8 @@ class TerminalRun {
     return { cancelled: true };
   }
 
-  private async command(line: string): Promise<"exit" | "ok"> {
+  /** Runs one of our `/` commands; "prompt" when it is none of them (the agent's own, e.g. Claude's). */
+  private async command(line: string): Promise<"exit" | "ok" | "prompt"> {
     const [name, ...rest] = line.split(/\s+/);
     const arg = rest.join(" ");
     const open = this.session.open!;
@@ -322,6 +326,7 @@ class TerminalRun {
             "/cancel       cancel the running turn (type it while the turn runs; Ctrl-C does the same)",
             "/exit         end the session (also Ctrl-D at the prompt)",
             "/help         this list",
+            "Any other /command goes to the agent as a prompt.",
           ].join("\n"),
         );
         return "ok";
@@ -375,8 +380,7 @@ class TerminalRun {
         return "ok";
       }
       default:
-        this.r.note(`unknown command ${name}; /help lists the commands (a prompt that starts with / is sent as it is with a space first)`);
-        return "ok";
+        return "prompt";
     }
   }
 }
