@@ -6,7 +6,7 @@ export type Colors = ReturnType<typeof pc.createColors>;
 
 export function wantColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv, noColorFlag: boolean): boolean {
   if (noColorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== "")) return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "0") return true;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false") return true;
   return stream.isTTY === true && env.TERM !== "dumb";
 }
 
