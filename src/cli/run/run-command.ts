@@ -128,8 +128,10 @@ class TerminalRun {
     // Without raw mode (stdin not a terminal) Ctrl-C arrives as SIGINT.
     const onSigint = () => {
       this.sigints++;
-      if (this.inTurn && this.sigints === 1) this.interrupt();
-      else this.turnCancel?.() ?? process.exit(EXIT.cancelled);
+      if (this.inTurn && this.sigints === 1) return this.interrupt();
+      if (this.turnCancel) return this.turnCancel();
+      // Opening, or between turns: the sidecar ends every agent on our stdin's EOF.
+      process.exit(EXIT.cancelled);
     };
     process.on("SIGINT", onSigint);
     let code: number;
