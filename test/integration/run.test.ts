@@ -132,3 +132,22 @@ test("usage errors exit 2 with a clear message; --help exits 0", async () => {
   assert.equal(help.exitCode, 0);
   assert.match(help.stdout, /^Usage: a4aa run /);
 });
+
+test("--resume continues the agent's own session: its history first, then the new turn", async () => {
+  const marker = newMarker();
+  const first = await run(["--json", "--spec", spec(marker), "/echo first words"], { marker });
+  assert.equal(first.exitCode, 0, first.stderr);
+  const native = JSON.parse(first.stdout.split("\n")[0]).open.nativeSessionId as string;
+  const again = await run(["--spec", spec(marker), "--resume", native, "/echo second words"], { marker });
+  assert.equal(again.exitCode, 0, again.stderr);
+  assert.match(again.stdout, /^a4aa example agent .*\nthe conversation so far:\n› \/echo first words\nfirst words\nsecond words\n── done/m);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("--agent goes through the sidecar's catalog: an id it does not know fails with exit 1 and a fix", async () => {
+  const r = await run(["--agent", "no-such-agent", "hello"]);
+  assert.equal(r.exitCode, 1);
+  assert.match(r.stdout, /✗ opening no-such-agent failed: /);
+  assert.match(r.stdout, /fix: /);
+  assert.match(r.stderr, /^a4aa run: /m);
+});

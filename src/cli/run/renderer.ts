@@ -62,6 +62,7 @@ export class Renderer {
   }
 
   turnStarted(): void {
+    this.endStream();
     this.tools.clear();
     this.plan = [];
     this.planShown = "";
@@ -168,9 +169,10 @@ export class Renderer {
   }
 
   /** A failed call in words, the fix when a4aa knows one, and the agent's last stderr lines. */
-  failed(err: unknown, what: string): void {
+  failed(err: unknown, what: string, hint?: string): void {
     this.stopTurn();
     const d = describeError(err);
+    if (hint) d.hint = hint;
     this.screen.line(`${this.c.red("✗")} ${what} failed: ${d.message}`);
     for (const l of this.stderrTail.slice(-5)) this.screen.line(this.c.dim(`  agent stderr: ${fit(l, this.screen.columns() - 18)}`));
     if (d.hint) this.screen.line(`  ${this.c.cyan("fix:")} ${d.hint}`);

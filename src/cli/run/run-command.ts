@@ -152,12 +152,17 @@ class TerminalRun {
 
   private async open(): Promise<boolean> {
     try {
-      const open = await this.session.openSession(this.o);
-      this.r.opened(open, this.o.label);
+      await this.session.openSession(this.o, (open) => {
+        this.r.opened(open, this.o.label);
+        if (this.o.resume) this.r.note("the conversation so far:");
+      });
+      await new Promise((r) => setImmediate(r));
       this.r.endStream();
       return true;
     } catch (e) {
-      this.r.failed(e, `opening ${this.o.label}`);
+      // Before protocol 1.2 the sidecar knows no catalog: `agent` is an unknown field there.
+      const noCatalog = "agent" in this.o.target && describeError(e).code === "invalid_params" && /"spec"|agent/.test(String((e as Error).message));
+      this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : undefined);
       this.screen.pause();
       process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return false;

@@ -34,7 +34,8 @@ export class RunSession {
     return this.open?.sessionId;
   }
 
-  async openSession(req: OpenRequest): Promise<OpenResult> {
+  /** `onOpen` runs before any of the session's events (a resumed history) is handed over. */
+  async openSession(req: OpenRequest, onOpen?: (open: OpenResult) => void): Promise<OpenResult> {
     // `agent` (instead of `spec`) is the catalog form of protocol 1.2.
     const params = {
       ...req.target,
@@ -45,6 +46,7 @@ export class RunSession {
     } as SessionOpenParams;
     const open = await this.client.sessionOpen(params);
     this.open = open;
+    onOpen?.(open);
     const sid = open.sessionId;
     this.pumps.push(
       (async () => {
