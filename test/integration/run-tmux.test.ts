@@ -94,14 +94,18 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
       p.type("/slow 40");
       p.keys("Enter");
       await p.waitFor(/chunk 5 /, 15_000);
+      p.type("/echo typed ahead");
+      p.keys("Enter");
+      await p.waitFor(/queued for after this turn: \/echo typed ahead/);
       p.resize(34, 20);
       await new Promise((r) => setTimeout(r, 500));
       p.resize(80, 20);
       const slow = await p.waitFor(/chunk 40\s*\n── done/, 20_000);
-      const words = slow.slice(slow.indexOf("/slow 40")).replace(/\s+/g, " ");
+      const words = slow.slice(slow.indexOf("/slow 40")).replace(/queued for after this turn: \/echo typed ahead/, "").replace(/\s+/g, " ");
       const expected = Array.from({ length: 40 }, (_, i) => `chunk ${i + 1}`).join(" ");
       assert.ok(words.includes(expected), `every chunk once, in order, nothing else between them:\n${slow}`);
       assert.doesNotMatch(slow, /writing…|thinking…/, "no spinner line is left behind by the resize");
+      await p.waitFor(/── done[^\n]*\ntyped ahead\n── done/, 15_000, "the prompt typed during the turn, sent after it");
       assert.doesNotMatch(p.tmuxScreenWithEscapes(), /\x1b\[[0-9;]*m/, "NO_COLOR: no colours");
 
       p.keys("C-c");
