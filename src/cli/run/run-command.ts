@@ -176,8 +176,10 @@ class TerminalRun {
   }
 
   private lastExit: number = EXIT.ok;
+  private interactiveMode = false;
 
   private async interactive(): Promise<number> {
+    this.interactiveMode = true;
     if (!(await this.open())) return EXIT.error;
     this.r.note("Type a prompt and press Enter. Ctrl-C cancels a turn; Ctrl-D or /exit ends the session; /help lists the commands.");
     let interrupted = false;
@@ -295,7 +297,8 @@ class TerminalRun {
     } catch (e) {
       this.r.failed(e, "the turn");
       const code = describeError(e).code;
-      if (!this.keys) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      // A one-shot run's error also goes to stderr (the exit status's reason, for scripts).
+      if (!this.interactiveMode) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return FATAL.has(code) ? "fatal" : "error";
     } finally {
       this.typedAhead = this.keys?.stop() ?? "";

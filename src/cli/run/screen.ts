@@ -31,8 +31,9 @@ export class PlainScreen implements Screen {
   readonly live = false;
   private open = false;
   constructor(private readonly out: NodeJS.WritableStream) {}
+  // A log is read later, maybe wider: cut only what is absurdly long.
   columns(): number {
-    return 100;
+    return 240;
   }
   stream(text: string, style: Style = plain): void {
     if (!text) return;
