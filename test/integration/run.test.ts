@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { execa } from "execa";
-import { CLI, exampleAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
+import { CLI, exampleAgentSpec, fakeAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 
 function run(args: string[], opts: { input?: string; marker?: string; env?: Record<string, string> } = {}) {
@@ -150,4 +150,14 @@ test("--agent goes through the sidecar's catalog: an id it does not know fails w
   assert.match(r.stdout, /✗ opening no-such-agent failed: /);
   assert.match(r.stdout, /fix: /);
   assert.match(r.stderr, /^a4aa run: /m);
+});
+
+test("an agent that crashes mid-turn: exit 1, the error and its stderr tail in words, the fix, the message on stderr", async () => {
+  const marker = newMarker();
+  const r = await run(["--spec", JSON.stringify(fakeAgentSpec(marker)), "crash"], { marker });
+  assert.equal(r.exitCode, 1, r.stdout);
+  assert.match(r.stdout, /✗ the turn failed: .*agent_exited/);
+  assert.match(r.stdout, /fix: the agent's process ended/);
+  assert.match(r.stderr, /^a4aa run: .*agent_exited/m);
+  assert.deepEqual(await waitNoProcesses(marker), []);
 });
