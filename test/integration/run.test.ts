@@ -161,3 +161,10 @@ test("an agent that crashes mid-turn: exit 1, the error and its stderr tail in w
   assert.match(r.stderr, /^a4aa run: .*agent_exited/m);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
+
+test("--mode, --model and --effort reach the agent as the session's options", async () => {
+  const marker = newMarker();
+  const r = await run(["--spec", spec(marker), "--mode", "plan", "--model", "example-large", "--effort", "high", "do it"], { marker });
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.match(r.stdout, /In plan mode I ran nothing\. You asked: "do it" \(model example-large, effort high\)\./);
+});
