@@ -108,6 +108,16 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
       await p.waitFor(/── done[^\n]*\ntyped ahead\n── done/, 15_000, "the prompt typed during the turn, sent after it");
       assert.doesNotMatch(p.tmuxScreenWithEscapes(), /\x1b\[[0-9;]*m/, "NO_COLOR: no colours");
 
+      p.type("/slow 200");
+      p.keys("Enter");
+      await p.waitFor(/chunk 3 [\s\S]*writing…/, 15_000);
+      p.type("/cancel");
+      p.keys("Enter");
+      await p.waitFor(/chunk 3 [\s\S]*── cancelled · /, 10_000, "the turn cancelled by /cancel");
+      p.type("/help");
+      p.keys("Enter");
+      await p.waitFor(/\/exit {9}end the session \(also Ctrl-D at the prompt\)/);
+
       p.keys("C-c");
       await p.waitFor(/press Ctrl-C again, or Ctrl-D, to end the session/);
       p.keys("C-c");
