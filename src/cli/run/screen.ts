@@ -3,6 +3,7 @@
 // spinner, a permission prompt), drawn by log-update. Into a pipe: plain text, in order.
 import ansiEscapes from "ansi-escapes";
 import { createLogUpdate } from "log-update";
+import wrapAnsi from "wrap-ansi";
 import { fit } from "./style.js";
 
 type Style = (s: string) => string;
@@ -102,7 +103,8 @@ export class TtyScreen implements Screen {
 
   line(text: string): void {
     this.endStream();
-    this.commits.push(text);
+    // Word-wrapped here (colours kept): log-update alone would cut words at the edge.
+    this.commits.push(wrapAnsi(text, this.columns() - 1, { hard: true, trim: false }));
     this.schedule();
   }
 
