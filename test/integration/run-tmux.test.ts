@@ -82,7 +82,7 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
       await p.waitFor(/mode: default \(offered: default, plan\)/);
       p.type("/mode plan");
       p.keys("Enter");
-      await p.waitFor(/mode is now plan \(session \S+, the same conversation\)/);
+      await p.waitFor(/mode is now plan \(session \S+,\s+the same\s+conversation\)/);
       p.type("/model example-large");
       p.keys("Enter");
       await p.waitFor(/the next turns use model example-large/);
