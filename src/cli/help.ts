@@ -3,6 +3,8 @@ export const MAIN_HELP = `a4aa — Adapter-For-All-Agents
 
 Usage:
   a4aa serve [options]       run the sidecar: JSON-RPC 2.0 (a4aa.v1) as NDJSON on stdin/stdout
+  a4aa run [PROMPT…]         talk to an agent in this terminal (default: the bundled example
+                             agent; 'a4aa run --help' for --agent, --spec and the rest)
   a4aa demo                  drive the bundled example agent through a real 'a4aa serve' and
                              print what happens (offline, no account needed)
   a4aa schema                print the a4aa.v1 OpenRPC document

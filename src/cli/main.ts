@@ -27,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./doctor-command.js")).doctorCommand(rest);
     case "demo":
       return (await import("./demo-command.js")).demoCommand(rest);
+    case "run":
+      return (await import("./run/run-command.js")).runCommand(rest);
     default:
       throw new UsageError(
         command.startsWith("-") ? `unknown option ${command}` : `unknown command ${JSON.stringify(command)}`,

@@ -50,10 +50,11 @@ test("ping answers the protocol, the package version and the schema version", as
 test("a4aa demo drives the example agent end to end and exits 0", async () => {
   const r = await a4aa("demo");
   assert.equal(r.exitCode, 0, r.stderr);
-  assert.match(r.stdout, /permission asked: Run `echo hello`/);
-  assert.match(r.stdout, /tool: run-1 completed: hello/);
-  assert.match(r.stdout, /turn ended: endTurn/);
+  // Printed by the renderer `a4aa run` uses (src/cli/run/renderer.ts).
+  assert.match(r.stdout, /\? Run `echo hello` \(execute\) → Allow \(the demo host answers/);
+  assert.match(r.stdout, /✓ done Run `echo hello` \(execute\) — hello/);
+  assert.match(r.stdout, /── done · /);
   assert.match(r.stdout, /exited 0/);
   const denied = await a4aa("demo", "--deny", "--prompt", "be careful");
-  assert.match(denied.stdout, /run-1 failed: not run/);
+  assert.match(denied.stdout, /✗ failed Run `echo hello` \(execute\) — not run/);
 });

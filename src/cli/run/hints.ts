@@ -1,0 +1,41 @@
+// A failed call in words for a person, with the fix when a4aa knows one, keyed by the a4aa
+// error code (`error.data.code`) the sidecar sent.
+import { A4aaError } from "../../../clients/ts/index.js";
+import type { ErrorCode } from "../../../generated/ts/types.js";
+
+// `unknown_agent` comes with the agents catalog (protocol 1.2).
+const HINTS: Partial<Record<ErrorCode | "unknown_agent", string>> = {
+  spawn_failed: "the agent's program could not be started: install it (the detail says which program), or pass --spec with its full path",
+  auth_required: "the agent wants you to sign in: run the agent once on its own to log in, or set its API key variable (see 'a4aa doctor')",
+  env_refused: "the spec asks for an environment a4aa will not pass: inherit only PATH, HOME, TERM, LANG and the like, and set anything else as a literal under command.env.set",
+  unsupported_selector: "this agent cannot honour one of --model, --mode, --effort, --permission or --resume (the detail says which): leave it out",
+  invalid_params: "the request does not fit the protocol: check --spec against the AgentSpec schema ('a4aa schema' prints it)",
+  initialize_failed: "the agent started but the handshake failed: is it the right program and lane for this agent?",
+  agent_exited: "the agent's process ended (its last stderr lines are above); start again, and check its install with 'a4aa doctor'",
+  agent_failed: "the agent reported an error, often its model API's: check the API key, the quota and the network",
+  agent_protocol_error: "the agent sent something its lane does not understand: check that its version is one a4aa was tested with ('a4aa doctor')",
+  turn_in_progress: "a turn is still running: wait for it, or press Ctrl-C to cancel it",
+  output_limit: "the agent sent more than the spec's maxOutputBytes: raise it in --spec, or ask for less",
+  cleanup_failed: "some of the agent's processes could not be ended: look for them with 'ps' and end them",
+  peer_closed: "the a4aa sidecar stopped (its log is above); start again",
+  session_closed: "the session is closed; start a new one",
+  unknown_agent: "run 'a4aa agents' for the agent ids this a4aa knows, or pass --spec for another agent",
+};
+
+export interface ErrorWords {
+  message: string;
+  code: string;
+  hint?: string;
+}
+
+export function describeError(err: unknown): ErrorWords {
+  if (err instanceof A4aaError) {
+    const code = err.code || String(err.rpcCode);
+    return { message: err.message, code, hint: HINTS[code as keyof typeof HINTS] };
+  }
+  const e = err as { message?: string; data?: { code?: string; detail?: string } };
+  if (e && typeof e === "object" && e.data?.code) {
+    return { message: `${e.message}${e.data.detail ? `: ${e.data.detail}` : ""} (${e.data.code})`, code: e.data.code, hint: HINTS[e.data.code as keyof typeof HINTS] };
+  }
+  return { message: err instanceof Error ? err.message : String(err), code: "" };
+}

@@ -1,0 +1,157 @@
+// `a4aa run`'s command line: flags → what to open and how to show it.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { OPENRPC_DOCUMENT_TEXT } from "../../../generated/ts/openrpc.js";
+import type { AgentSpec, Effort, Lane, PermissionPreset, SessionOptions } from "../../../generated/ts/types.js";
+import { UsageError, flagValue, parseArgs } from "../args.js";
+
+export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
+                [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME=VALUE]…
+                [--json] [--no-color] [PROMPT…]
+
+A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
+prompt piped on stdin) it runs one turn and exits; without one, on a terminal, it opens an
+interactive session. Without --agent or --spec it runs the bundled example agent (offline).
+
+  --agent ID          an agent of the sidecar's catalog ('a4aa agents' lists them)
+  --lane L            with --agent: which of its lanes (acp, rpc, cli)
+  --spec FILE|JSON    an AgentSpec (a file, or the JSON itself) for an agent not in the catalog
+  --permission P      who decides permissions: ask (you, the default on a terminal),
+                      acceptEdits, readOnly or bypass
+  --model M, --mode M, --effort E
+                      the session's model, mode and reasoning effort
+  --cwd DIR           the agent's working directory (default: here)
+  --resume ID         continue the agent's own session ID (printed when a session ends)
+  --env NAME=VALUE    a variable for the agent (repeatable), e.g. an API key
+  --json              print the a4aa.v1 events as NDJSON on stdout, the outcome last
+  --no-color          no colours (also: the NO_COLOR variable)
+
+In a session: Ctrl-C cancels the running turn, a second Ctrl-C or Ctrl-D at the prompt
+ends the session. Commands: /mode [ID], /model [ID], /cancel, /exit, /help.
+Without a terminal nobody can be asked: permission requests are refused unless
+--permission decides them.
+Exit status: 0 the turn ended normally, 130 cancelled, 1 an error (on stderr), 2 usage.
+`;
+
+/** How the session is opened: a spec, or (protocol 1.2) a catalog agent. */
+export type AgentChoice = { spec: AgentSpec } | { agent: { id: string; lane?: Lane } };
+
+export interface RunOptions {
+  target: AgentChoice;
+  label: string;
+  cwd: string;
+  resume?: string;
+  options: SessionOptions;
+  env: Record<string, string>;
+  json: boolean;
+  noColor: boolean;
+  /** The prompt from the command line ("" when none). */
+  prompt: string;
+}
+
+const HELP_CMD = "a4aa run --help";
+
+/** The values a schema enum allows: the protocol's facts stay in the schema. */
+function schemaEnum(name: string): string[] {
+  const doc = JSON.parse(OPENRPC_DOCUMENT_TEXT) as { components: { schemas: Record<string, { enum?: string[] }> } };
+  return doc.components.schemas[name]?.enum ?? [];
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, schema: string): T | undefined {
+  if (value === undefined) return undefined;
+  const allowed = schemaEnum(schema);
+  if (!allowed.includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`, HELP_CMD);
+  return value as T;
+}
+
+/** The bundled example ACP agent, run by this Node (works offline, on a fresh machine). */
+export function exampleAgentSpec(args: string[] = []): AgentSpec {
+  const agent = fileURLToPath(new URL("../../examples/example-agent.js", import.meta.url));
+  return {
+    id: "example",
+    lane: "acp",
+    command: { program: process.execPath, args: [agent, ...args], env: { policy: "sanitized", inherit: ["PATH", "HOME", "TMPDIR"] } },
+  };
+}
+
+function readSpec(value: string): AgentSpec {
+  const text = value.trimStart().startsWith("{") ? value : existsSync(value) ? readFileSync(value, "utf8") : undefined;
+  if (text === undefined) throw new UsageError(`--spec ${JSON.stringify(value)} is neither JSON nor a file`, HELP_CMD);
+  let spec: unknown;
+  try {
+    spec = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--spec is not valid JSON: ${(e as Error).message}`, HELP_CMD);
+  }
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) throw new UsageError("--spec must be a JSON object (an AgentSpec)", HELP_CMD);
+  return spec as AgentSpec;
+}
+
+export function parseRunArgs(argv: string[]): RunOptions | "help" {
+  const { flags, positionals } = parseArgs(
+    argv,
+    {
+      agent: { value: true },
+      lane: { value: true },
+      spec: { value: true },
+      permission: { value: true },
+      model: { value: true },
+      mode: { value: true },
+      effort: { value: true },
+      cwd: { value: true },
+      resume: { value: true },
+      env: { value: true, multiple: true },
+      json: {},
+      "no-color": {},
+    },
+    HELP_CMD,
+  );
+  if (flags.help) return "help";
+  const agent = flagValue(flags, "agent");
+  const specText = flagValue(flags, "spec");
+  const lane = oneOf<Lane>("lane", flagValue(flags, "lane"), "Lane");
+  if (agent !== undefined && specText !== undefined) throw new UsageError("give --agent or --spec, not both", HELP_CMD);
+  if (lane && agent === undefined) throw new UsageError("--lane goes with --agent (a --spec names its own lane)", HELP_CMD);
+  let target: AgentChoice;
+  let label: string;
+  if (agent !== undefined) {
+    target = { agent: { id: agent, ...(lane ? { lane } : {}) } };
+    label = agent;
+  } else if (specText !== undefined) {
+    const spec = readSpec(specText);
+    target = { spec };
+    label = typeof spec.id === "string" ? spec.id : "agent";
+  } else {
+    target = { spec: exampleAgentSpec() };
+    label = "example agent";
+  }
+  const options: SessionOptions = {};
+  const permission = oneOf<PermissionPreset>("permission", flagValue(flags, "permission"), "PermissionPreset");
+  const effort = oneOf<Effort>("effort", flagValue(flags, "effort"), "Effort");
+  const model = flagValue(flags, "model");
+  const mode = flagValue(flags, "mode");
+  if (permission) options.permission = permission;
+  if (effort) options.effort = effort;
+  if (model) options.model = model;
+  if (mode) options.mode = mode;
+  const cwd = path.resolve(flagValue(flags, "cwd") ?? process.cwd());
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${JSON.stringify(cwd)} is not a directory`, HELP_CMD);
+  const env: Record<string, string> = {};
+  for (const kv of (flags.env as string[] | undefined) ?? []) {
+    const eq = kv.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--env wants NAME=VALUE, not ${JSON.stringify(kv)}`, HELP_CMD);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  return {
+    target,
+    label,
+    cwd,
+    resume: flagValue(flags, "resume"),
+    options,
+    env,
+    json: flags.json === true,
+    noColor: flags["no-color"] === true,
+    prompt: positionals.join(" "),
+  };
+}
