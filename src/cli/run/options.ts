@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OPENRPC_DOCUMENT_TEXT } from "../../../generated/ts/openrpc.js";
-import type { AgentSpec, Effort, Lane, PermissionPreset, SessionOptions } from "../../../generated/ts/types.js";
+import type { AgentSelection, AgentSpec, Effort, Lane, PermissionPreset, SessionOptions } from "../../../generated/ts/types.js";
 import { UsageError, flagValue, parseArgs } from "../args.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
@@ -35,7 +35,8 @@ Exit status: 0 the turn ended normally, 130 cancelled, 1 an error (on stderr), 2
 `;
 
 /** How the session is opened: a spec, or (protocol 1.2) a catalog agent. */
-export type AgentChoice = { spec: AgentSpec } | { agent: { id: string; lane?: Lane } };
+/** What `session/open` is asked for: a spec, or a catalog agent by id. */
+export type AgentChoice = { spec: AgentSpec } | { agent: AgentSelection };
 
 export interface RunOptions {
   target: AgentChoice;
