@@ -44,6 +44,12 @@ export abstract class HostMethods {
   sessionClose(params: T.SessionCloseParams, opts?: CallOptions): Promise<T.EmptyResult> {
     return this.request("session/close", params, opts) as Promise<T.EmptyResult>;
   }
+
+  /** `session/history`: The session's journal: the events already sent, by their `seq` (protocol
+   * 1.2). */
+  sessionHistory(params: T.SessionHistoryParams, opts?: CallOptions): Promise<T.HistoryResult> {
+    return this.request("session/history", params, opts) as Promise<T.HistoryResult>;
+  }
 }
 
 /** Receives every message the sidecar sends; a new one in the schema makes the client's router fail to type-check until it is handled. */

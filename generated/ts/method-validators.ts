@@ -13,6 +13,7 @@ export const paramsValidators: { readonly [K in MethodName]: Validator<ParamsOf<
   "session/prompt": V.validateSessionPromptParams,
   "session/cancel": V.validateSessionCancelParams,
   "session/close": V.validateSessionCloseParams,
+  "session/history": V.validateSessionHistoryParams,
   "session/event": V.validateSessionEventParams,
   "permission/request": V.validatePermissionRequest,
 };
@@ -27,5 +28,6 @@ export const resultValidators: { readonly [K in WithResult]: Validator<ResultOf<
   "session/prompt": V.validateTurnOutcome,
   "session/cancel": V.validateEmptyResult,
   "session/close": V.validateEmptyResult,
+  "session/history": V.validateHistoryResult,
   "permission/request": V.validatePermissionResponse,
 };

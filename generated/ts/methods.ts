@@ -4,7 +4,7 @@
 import type * as T from "./types.js";
 
 export const PROTOCOL = "a4aa.v1";
-export const SCHEMA_VERSION = "1.1.0";
+export const SCHEMA_VERSION = "1.2.0";
 
 export type Direction = "hostToSidecar" | "sidecarToHost";
 
@@ -49,6 +49,13 @@ export interface MethodTable {
   "session/close": {
     params: T.SessionCloseParams;
     result: T.EmptyResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
+  /** The session's journal: the events already sent, by their `seq` (protocol 1.2). */
+  "session/history": {
+    params: T.SessionHistoryParams;
+    result: T.HistoryResult;
     direction: "hostToSidecar";
     notification: false;
   };
@@ -128,6 +135,13 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     notification: false,
     paramsType: "SessionCloseParams",
     resultType: "EmptyResult",
+    experimental: false,
+  },
+  "session/history": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "SessionHistoryParams",
+    resultType: "HistoryResult",
     experimental: false,
   },
   "session/event": {

@@ -10,6 +10,9 @@ export interface Validator<D> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const validateEventSeq: Validator<T.EventSeq>;
+export declare const validateHistoryEntry: Validator<T.HistoryEntry>;
+export declare const validateHistoryResult: Validator<T.HistoryResult>;
 export declare const validateSessionId: Validator<T.SessionId>;
 export declare const validateJsonValue: Validator<T.JsonValue>;
 export declare const validateJsonObject: Validator<T.JsonObject>;
@@ -77,5 +80,6 @@ export declare const validateSessionOpenParams: Validator<T.SessionOpenParams>;
 export declare const validateSessionPromptParams: Validator<T.SessionPromptParams>;
 export declare const validateSessionCancelParams: Validator<T.SessionCancelParams>;
 export declare const validateSessionCloseParams: Validator<T.SessionCloseParams>;
+export declare const validateSessionHistoryParams: Validator<T.SessionHistoryParams>;
 export declare const validateSessionEventParams: Validator<T.SessionEventParams>;
 export declare const validatePermissionRequest: Validator<T.PermissionRequest>;

@@ -5,6 +5,9 @@ Usage:
   a4aa serve [options]       run the sidecar: JSON-RPC 2.0 (a4aa.v1) as NDJSON on stdin/stdout
   a4aa demo                  drive the bundled example agent through a real 'a4aa serve' and
                              print what happens (offline, no account needed)
+  a4aa replay FILE [--instant] [--strict]
+                             an agent program that plays a recorded transcript's agent
+                             side (use it as a spec's command; no model, no network)
   a4aa schema                print the a4aa.v1 OpenRPC document
   a4aa schema diff OLD NEW   judge the changes between two versions of the document
   a4aa --version             print the version
@@ -17,7 +20,7 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--log-level LEVEL]
+                  [--log-level LEVEL] [--record DIR]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -33,5 +36,8 @@ Options:
   --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
                             before the turn is reported cancelled anyway (default 10000)
   --log-level LEVEL         error, warn (default), info or debug
+  --record DIR              write one transcript per session, DIR/<sessionId>.jsonl (mode
+                            0600, secrets redacted): both sides of the sidecar, for
+                            reading or for 'a4aa replay'
   --help                    print this help
 `;

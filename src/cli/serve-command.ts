@@ -3,6 +3,7 @@ import { UsageError, parseArgs } from "./args.js";
 import { SERVE_HELP } from "./help.js";
 import { createLogger, isLogLevel } from "../log.js";
 import { runServer } from "../server/server.js";
+import { openRecording } from "../journal/open-recording.js";
 import { SessionManager } from "../sessions/manager.js";
 import { packageVersion } from "../version.js";
 
@@ -14,6 +15,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       "permission-timeout": { value: true },
       "cancel-grace": { value: true },
       "log-level": { value: true },
+      record: { value: true },
       help: {},
     },
     "a4aa serve --help",
@@ -36,6 +38,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const permissionTimeoutMs = ms("permission-timeout");
   const cancelGraceMs = ms("cancel-grace");
   const logger = createLogger(level);
+  const recording = flags.record === undefined ? undefined : await openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const version = packageVersion();
@@ -46,6 +49,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
+    onHostLine: recording?.hostLine,
     createSessions: (host) =>
       new SessionManager({
         host,
@@ -55,6 +59,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         trustHostEnv: flags["trust-host-env"] === true,
         permissionTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
+        recording,
       }),
   });
   return code;

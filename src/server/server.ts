@@ -25,6 +25,8 @@ export interface ServerOptions {
   maxLineBytes?: number;
   /** Builds the session layer once the host channel exists. */
   createSessions: (host: HostChannel) => SessionService;
+  /** Sees every line of the host link both ways (the recorder's host side). */
+  onHostLine?: (dir: "in" | "out", line: string) => void;
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
 }
@@ -36,6 +38,7 @@ const STAGES: Record<HostToSidecarMethod, ErrorStage> = {
   "session/prompt": "prompt",
   "session/cancel": "cancel",
   "session/close": "close",
+  "session/history": "transport",
 };
 
 type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
@@ -50,6 +53,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     output: opts.output,
     maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     checkUtf8: true,
+    onLine: opts.onHostLine,
     onBadLine: (bad) => {
       const e = badLineError(bad);
       logger.warn(`bad line from the host: ${e.message}`);
@@ -88,7 +92,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   const host: HostChannel = {
     gate: peer.writer.gate,
-    event: (sessionId, event) => peer.notify("session/event", { sessionId, event }),
+    event: (sessionId, event, seq) => peer.notify("session/event", { sessionId, event, seq }),
     requestPermission: (request, signal) => peer.request("permission/request", request, { signal }),
   };
   const sessions = opts.createSessions(host);
@@ -100,6 +104,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     "session/prompt": (p) => sessions.prompt(p),
     "session/cancel": (p) => sessions.cancel(p),
     "session/close": (p) => sessions.close(p),
+    "session/history": (p) => sessions.history(p),
   };
 
   function dispatch(method: string, rawParams: unknown): unknown {

@@ -6,7 +6,9 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
 import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
-import { buildChildEnv } from "../env/policy.js";
+import { buildChildEnv, envLiterals } from "../env/policy.js";
+import type { Recording } from "../journal/recorder.js";
+import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
@@ -26,6 +28,8 @@ export interface SessionManagerOptions {
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
+  /** `--record DIR`: every session gets a transcript. */
+  recording?: Recording;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
@@ -67,6 +71,8 @@ export class SessionManager implements SessionService {
     }
     if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
 
+    // R-REC-1: the redactor learns every literal before anything about this open is logged.
+    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
     const env = buildChildEnv({
       policy: spec.command.env,
       sessionEnv: params.env,
@@ -81,6 +87,7 @@ export class SessionManager implements SessionService {
     driver.precheck(spec, options, params.resume);
 
     const id = `${this.idPrefix}-${++this.counter}`;
+    const transcript = this.o.recording?.open(id, spec, options);
     const session = new Session({
       id,
       host: this.o.host,
@@ -88,6 +95,7 @@ export class SessionManager implements SessionService {
       timings: this.timings,
       permission,
       permissionTimeoutMs: this.o.permissionTimeoutMs,
+      tap: transcript,
     });
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.
@@ -112,7 +120,10 @@ export class SessionManager implements SessionService {
         sessionState: lane.sessionState,
       };
     } catch (e) {
-      if (session.state === "opening" || session.state === "closed") this.sessions.delete(id);
+      if (session.state === "opening" || session.state === "closed") {
+        this.sessions.delete(id);
+        this.o.recording?.close(id);
+      }
       throw e;
     }
   }
@@ -120,6 +131,12 @@ export class SessionManager implements SessionService {
   async prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
     const s = this.get(params.sessionId, "prompt");
     return s.prompt({ text: params.text, model: params.model, effort: params.effort });
+  }
+
+  history(params: ParamsOf<"session/history">): ResultOf<"session/history"> {
+    const s = this.sessions.get(params.sessionId);
+    if (!s) throw errors.unknownSession(params.sessionId, "transport");
+    return s.journal.history(params.afterSeq, params.limit);
   }
 
   async cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">> {
@@ -139,6 +156,7 @@ export class SessionManager implements SessionService {
     }
     await s.close();
     this.sessions.delete(s.id);
+    this.o.recording?.close(s.id);
     return {};
   }
 
@@ -148,6 +166,7 @@ export class SessionManager implements SessionService {
       all.map(async (s) => {
         await s.close();
         this.sessions.delete(s.id);
+        this.o.recording?.close(s.id);
       }),
     );
     let clean = true;

@@ -92,6 +92,21 @@ class HostMethods(abc.ABC):
         raw = self._request("session/close", params.to_json(), timeout)
         return p.EmptyResult.from_json(raw, "EmptyResult")
 
+    def session_history(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        limit: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.HistoryResult:
+        """`session/history`: The session's journal: the events already sent, by their `seq` (protocol
+        1.2).
+        """
+        params = p.SessionHistoryParams(session_id=session_id, after_seq=after_seq, limit=limit)
+        raw = self._request("session/history", params.to_json(), timeout)
+        return p.HistoryResult.from_json(raw, "HistoryResult")
+
 
 class AsyncHostMethods(abc.ABC):
     """HostMethods for asyncio: the same calls, each a coroutine."""
@@ -170,6 +185,21 @@ class AsyncHostMethods(abc.ABC):
         params = p.SessionCloseParams(session_id=session_id)
         raw = await self._request("session/close", params.to_json(), timeout)
         return p.EmptyResult.from_json(raw, "EmptyResult")
+
+    async def session_history(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        limit: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.HistoryResult:
+        """`session/history`: The session's journal: the events already sent, by their `seq` (protocol
+        1.2).
+        """
+        params = p.SessionHistoryParams(session_id=session_id, after_seq=after_seq, limit=limit)
+        raw = await self._request("session/history", params.to_json(), timeout)
+        return p.HistoryResult.from_json(raw, "HistoryResult")
 
 
 class SidecarHandler(abc.ABC):
