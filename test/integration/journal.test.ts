@@ -6,7 +6,7 @@ import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked } fr
 const started: TestSidecar[] = [];
 const markers: string[] = [];
 function setup() {
-  const s = new TestSidecar({ onPermission: () => ({ result: { outcome: { outcome: "selected", optionId: "yes" } } }) });
+  const s = new TestSidecar({ onPermission: () => ({ result: { selected: "yes" } }) });
   started.push(s);
   const marker = newMarker();
   markers.push(marker);
