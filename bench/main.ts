@@ -9,6 +9,7 @@ import type { SuiteContext } from "./suites/context.js";
 import { coldStartSuite } from "./suites/coldstart.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { framesSuite } from "./suites/frames.js";
+import { journalSuite } from "./suites/journal.js";
 import { pingSuite } from "./suites/ping.js";
 import { streamingSuite } from "./suites/streaming.js";
 
@@ -20,6 +21,7 @@ const SUITES = {
   frames: { run: framesSuite, quickMs: 60_000, fullMs: 240_000 },
   concurrency: { run: concurrencySuite, quickMs: 60_000, fullMs: 240_000 },
   coldstart: { run: coldStartSuite, quickMs: 60_000, fullMs: 120_000 },
+  journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 

@@ -1,7 +1,5 @@
 // Logs go to stderr only, one line each, with the session id where there is one, and
-// with every known secret value redacted (R-REC-1).
-import { secrets } from "./journal/redact.js";
-
+// passed through the sidecar's redaction (R-REC-1) when it is given one.
 export type LogLevel = "error" | "warn" | "info" | "debug";
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -22,7 +20,7 @@ export function isLogLevel(s: string): s is LogLevel {
 export function createLogger(
   level: LogLevel = "warn",
   write: (line: string) => void = (l) => process.stderr.write(l),
-  redact: (text: string) => string = secrets.redact,
+  redact: (text: string) => string = (t) => t,
 ): Logger {
   const log = (at: LogLevel, msg: string, sessionId?: string) => {
     if (ORDER[at] > ORDER[logger.level]) return;

@@ -58,6 +58,8 @@ export const REQUIREMENTS: Requirement[] = [
   R("R-SUP-1", "mandatory", "a4aa.v1 §8", "No orphan or zombie survives a close, a crash of the agent, or the sidecar's shutdown (the whole tree, including grandchildren that ignore SIGTERM or left the group)."),
   R("R-SUP-2", "mandatory", "a4aa.v1 §8", "An agent that crashes mid-turn fails that turn with agent_exited (uncertainEffect true, stderr tail in detail) and leaves the session usable only for close; other sessions are untouched."),
   R("R-EOF-1", "mandatory", "a4aa.v1 §8", "stdin EOF closes every session, pending turns settle (cancelled or session_closed), the sidecar exits 0 after successful cleanup; SIGTERM and SIGINT shut down the same way."),
+  R("R-SEQ-1", "mandatory", "a4aa.v1 §12", "Every session/event carries seq: per session, from 1, no gaps, in the order sent; session/history returns the journal by seq (protocol 1.2)."),
+  R("R-REC-1", "mandatory", "a4aa.v1 §12", "With --record DIR, no env literal of the spec's set or the open's env reaches a transcript or a log line (protocol 1.2)."),
   R("R-LOG-1", "advisory", "a4aa.v1 §9", "Logs go to stderr only, one line each, with the session id where there is one (--log-level debug)."),
   // lanes.md
   R("R-LANE-1", "mandatory", "lanes.md (general)", "Every lane drains the agent's stderr and forwards each line as a stderr event while a turn runs."),

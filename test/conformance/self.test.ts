@@ -66,6 +66,8 @@ const CASES: [string, string, string, string][] = [
   ["notification-cancel", "R-CANCEL-2,R-CORE-1", "R-CANCEL-2", "R-CORE-1"],
   ["approve-anyway", "R-PERM-1/bad-answers-fail-closed,R-ACP-3", "R-PERM-1", "R-ACP-3"],
   ["stdout-noise", "R-FRAME-1,R-CORE-1", "R-FRAME-1", "R-CORE-1"],
+  ["seq-gaps", "R-SEQ-1,R-CORE-1", "R-SEQ-1", "R-CORE-1"],
+  ["leak-record", "R-REC-1,R-CORE-1", "R-REC-1", "R-CORE-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

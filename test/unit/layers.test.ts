@@ -16,7 +16,9 @@ const ALLOWED: Record<string, string[]> = {
   env: ["errors", "log", "generated"],
   supervise: ["env", "errors", "log", "generated"],
   lanes: ["supervise", "env", "transport", "errors", "log", "generated"],
-  sessions: ["lanes", "env", "transport", "errors", "log", "generated"],
+  sessions: ["lanes", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  journal: ["supervise", "errors", "log", "generated"],
+  replay: ["journal", "errors", "log", "generated"],
   server: ["sessions", "transport", "errors", "log", "generated"],
   examples: ["transport", "errors", "log", "generated"],
   // The schema tooling shares the command line's argument parser (a leaf).
