@@ -10,6 +10,7 @@ import { coldStartSuite } from "./suites/coldstart.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
+import { journalSuite } from "./suites/journal.js";
 import { pingSuite } from "./suites/ping.js";
 import { streamingSuite } from "./suites/streaming.js";
 
@@ -22,6 +23,7 @@ const SUITES = {
   concurrency: { run: concurrencySuite, quickMs: 60_000, fullMs: 240_000 },
   coldstart: { run: coldStartSuite, quickMs: 60_000, fullMs: 120_000 },
   guard: { run: guardSuite, quickMs: 60_000, fullMs: 120_000 },
+  journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 

@@ -1,4 +1,5 @@
-// Logs go to stderr only, one line each, with the session id where there is one.
+// Logs go to stderr only, one line each, with the session id where there is one, and
+// passed through the sidecar's redaction (R-REC-1) when it is given one.
 export type LogLevel = "error" | "warn" | "info" | "debug";
 
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -19,11 +20,12 @@ export function isLogLevel(s: string): s is LogLevel {
 export function createLogger(
   level: LogLevel = "warn",
   write: (line: string) => void = (l) => process.stderr.write(l),
+  redact: (text: string) => string = (t) => t,
 ): Logger {
   const log = (at: LogLevel, msg: string, sessionId?: string) => {
     if (ORDER[at] > ORDER[logger.level]) return;
     // One line per entry, whatever the message holds.
-    const text = msg.replace(/\r?\n/g, "\\n");
+    const text = redact(msg).replace(/\r?\n/g, "\\n");
     write(`a4aa ${at}${sessionId ? ` [${sessionId}]` : ""}: ${text}\n`);
   };
   const logger: Logger = {

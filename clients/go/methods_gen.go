@@ -103,6 +103,20 @@ func (c *Client) AgentsList(ctx context.Context, params AgentsListParams) (*Agen
 	return &res, nil
 }
 
+// SessionHistory calls `session/history`: The session's journal: the events already sent, by their
+// `seq` (protocol 1.2).
+func (c *Client) SessionHistory(ctx context.Context, params SessionHistoryParams) (*HistoryResult, error) {
+	raw, err := c.request(ctx, "session/history", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeHistoryResult(raw)
+	if err != nil {
+		return nil, resultError("session/history", err)
+	}
+	return &res, nil
+}
+
 // SidecarHandler receives every message the sidecar sends, decoded. The client's router
 // implements it; a new sidecar → host method in the schema makes that router fail to
 // compile until it is handled.

@@ -11,11 +11,323 @@ const Protocol = "a4aa.v1"
 // SchemaVersion is the version of schema/a4aa.v1.openrpc.json these types were generated from.
 const SchemaVersion = "1.2.0"
 
-// SessionId: The sidecar's own session id: unique for the sidecar's lifetime, never reused.
-type SessionId = string
+// EventSeq: An event's number within its session: from 1, no gaps, in the order sent (R-SEQ-1).
+type EventSeq = int64
 
-func decodeSessionId(raw json.RawMessage) (SessionId, error) {
-	return decStringMin(1)(raw)
+func decodeEventSeq(raw json.RawMessage) (EventSeq, error) {
+	return decIntMin(1)(raw)
+}
+
+// MessageChunkEvent: A piece of the agent's reply.
+// Its `type` is fixed and written by MarshalJSON.
+type MessageChunkEvent struct {
+	Text string `json:"text"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "messageChunk".
+func (MessageChunkEvent) Type() string { return "messageChunk" }
+
+func (MessageChunkEvent) isAgentEvent() {}
+
+func decodeMessageChunkEvent(raw json.RawMessage) (MessageChunkEvent, error) {
+	m, err := objectOf(raw, "MessageChunkEvent")
+	if err != nil {
+		return MessageChunkEvent{}, err
+	}
+	return decodeMessageChunkEventFields(m)
+}
+
+func decodeMessageChunkEventFields(m map[string]json.RawMessage) (MessageChunkEvent, error) {
+	var v MessageChunkEvent
+	var err error
+	if err := checkConstString(m, "MessageChunkEvent", "type", "messageChunk"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("MessageChunkEvent", "text", err)
+		}
+	} else {
+		return v, missingField("MessageChunkEvent", "text")
+	}
+	v.Extra = extraFields(m, "type", "text")
+	return v, nil
+}
+
+// UnmarshalJSON decodes MessageChunkEvent strictly: required fields, types, consts are checked.
+func (v *MessageChunkEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeMessageChunkEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v MessageChunkEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "messageChunk")
+	w.field("text", v.Text)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ThoughtChunkEvent: A piece of the agent's visible reasoning.
+// Its `type` is fixed and written by MarshalJSON.
+type ThoughtChunkEvent struct {
+	Text string `json:"text"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "thoughtChunk".
+func (ThoughtChunkEvent) Type() string { return "thoughtChunk" }
+
+func (ThoughtChunkEvent) isAgentEvent() {}
+
+func decodeThoughtChunkEvent(raw json.RawMessage) (ThoughtChunkEvent, error) {
+	m, err := objectOf(raw, "ThoughtChunkEvent")
+	if err != nil {
+		return ThoughtChunkEvent{}, err
+	}
+	return decodeThoughtChunkEventFields(m)
+}
+
+func decodeThoughtChunkEventFields(m map[string]json.RawMessage) (ThoughtChunkEvent, error) {
+	var v ThoughtChunkEvent
+	var err error
+	if err := checkConstString(m, "ThoughtChunkEvent", "type", "thoughtChunk"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("ThoughtChunkEvent", "text", err)
+		}
+	} else {
+		return v, missingField("ThoughtChunkEvent", "text")
+	}
+	v.Extra = extraFields(m, "type", "text")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ThoughtChunkEvent strictly: required fields, types, consts are checked.
+func (v *ThoughtChunkEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeThoughtChunkEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ThoughtChunkEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "thoughtChunk")
+	w.field("text", v.Text)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// UserMessageChunkEvent: A piece of a user message, replayed from history when a session is
+// resumed.
+// Its `type` is fixed and written by MarshalJSON.
+type UserMessageChunkEvent struct {
+	Text string `json:"text"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "userMessageChunk".
+func (UserMessageChunkEvent) Type() string { return "userMessageChunk" }
+
+func (UserMessageChunkEvent) isAgentEvent() {}
+
+func decodeUserMessageChunkEvent(raw json.RawMessage) (UserMessageChunkEvent, error) {
+	m, err := objectOf(raw, "UserMessageChunkEvent")
+	if err != nil {
+		return UserMessageChunkEvent{}, err
+	}
+	return decodeUserMessageChunkEventFields(m)
+}
+
+func decodeUserMessageChunkEventFields(m map[string]json.RawMessage) (UserMessageChunkEvent, error) {
+	var v UserMessageChunkEvent
+	var err error
+	if err := checkConstString(m, "UserMessageChunkEvent", "type", "userMessageChunk"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("UserMessageChunkEvent", "text", err)
+		}
+	} else {
+		return v, missingField("UserMessageChunkEvent", "text")
+	}
+	v.Extra = extraFields(m, "type", "text")
+	return v, nil
+}
+
+// UnmarshalJSON decodes UserMessageChunkEvent strictly: required fields, types, consts are checked.
+func (v *UserMessageChunkEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeUserMessageChunkEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v UserMessageChunkEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "userMessageChunk")
+	w.field("text", v.Text)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ToolKind: What a tool call does. A later minor version may add kinds: hosts treat a kind they do
+// not know as `other`.
+type ToolKind string
+
+const ToolKindRead ToolKind = "read"
+const ToolKindEdit ToolKind = "edit"
+const ToolKindDelete ToolKind = "delete"
+const ToolKindMove ToolKind = "move"
+const ToolKindSearch ToolKind = "search"
+const ToolKindExecute ToolKind = "execute"
+const ToolKindThink ToolKind = "think"
+const ToolKindFetch ToolKind = "fetch"
+const ToolKindOther ToolKind = "other"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v ToolKind) Valid() bool {
+	switch v {
+	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindOther:
+		return true
+	}
+	return false
+}
+
+func decodeToolKind(raw json.RawMessage) (ToolKind, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	return ToolKind(s), nil
+}
+
+// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
+func (v *ToolKind) UnmarshalJSON(data []byte) error {
+	r, err := decodeToolKind(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// ToolCallStatus: Where a tool call is.
+type ToolCallStatus string
+
+const ToolCallStatusPending ToolCallStatus = "pending"
+const ToolCallStatusInProgress ToolCallStatus = "inProgress"
+const ToolCallStatusCompleted ToolCallStatus = "completed"
+const ToolCallStatusFailed ToolCallStatus = "failed"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v ToolCallStatus) Valid() bool {
+	switch v {
+	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
+		return true
+	}
+	return false
+}
+
+func decodeToolCallStatus(raw json.RawMessage) (ToolCallStatus, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !ToolCallStatus(s).Valid() {
+		return "", enumError("ToolCallStatus", s)
+	}
+	return ToolCallStatus(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
+	r, err := decodeToolCallStatus(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// ToolCallLocation: A file a tool call touches.
+type ToolCallLocation struct {
+	Path string `json:"path"`
+
+	Line *int64 `json:"line,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeToolCallLocation(raw json.RawMessage) (ToolCallLocation, error) {
+	m, err := objectOf(raw, "ToolCallLocation")
+	if err != nil {
+		return ToolCallLocation{}, err
+	}
+	return decodeToolCallLocationFields(m)
+}
+
+func decodeToolCallLocationFields(m map[string]json.RawMessage) (ToolCallLocation, error) {
+	var v ToolCallLocation
+	var err error
+	if raw, ok := m["path"]; ok {
+		if v.Path, err = decString(raw); err != nil {
+			return v, fieldError("ToolCallLocation", "path", err)
+		}
+	} else {
+		return v, missingField("ToolCallLocation", "path")
+	}
+	if raw, ok := m["line"]; ok {
+		if v.Line, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("ToolCallLocation", "line", err)
+		}
+	}
+	v.Extra = extraFields(m, "path", "line")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ToolCallLocation strictly: required fields, types, consts are checked.
+func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
+	r, err := decodeToolCallLocation(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("path", v.Path)
+	if v.Line != nil {
+		w.field("line", v.Line)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
 }
 
 // JsonValue: Any JSON value.
@@ -23,6 +335,1248 @@ type JsonValue = json.RawMessage
 
 func decodeJsonValue(raw json.RawMessage) (JsonValue, error) {
 	return decAny(raw)
+}
+
+// ToolCallEvent: The agent started (or announced) a tool call.
+// Its `type` is fixed and written by MarshalJSON.
+type ToolCallEvent struct {
+	ToolCallID string `json:"toolCallId"`
+
+	Title string `json:"title"`
+
+	Kind ToolKind `json:"kind"`
+
+	Status ToolCallStatus `json:"status"`
+
+	// Files the tool call touches.
+	Locations []ToolCallLocation `json:"locations,omitempty"`
+
+	// The tool's input as the agent sent it.
+	RawInput JsonValue `json:"rawInput,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "toolCall".
+func (ToolCallEvent) Type() string { return "toolCall" }
+
+func (ToolCallEvent) isAgentEvent() {}
+
+func decodeToolCallEvent(raw json.RawMessage) (ToolCallEvent, error) {
+	m, err := objectOf(raw, "ToolCallEvent")
+	if err != nil {
+		return ToolCallEvent{}, err
+	}
+	return decodeToolCallEventFields(m)
+}
+
+func decodeToolCallEventFields(m map[string]json.RawMessage) (ToolCallEvent, error) {
+	var v ToolCallEvent
+	var err error
+	if err := checkConstString(m, "ToolCallEvent", "type", "toolCall"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["toolCallId"]; ok {
+		if v.ToolCallID, err = decString(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "toolCallId", err)
+		}
+	} else {
+		return v, missingField("ToolCallEvent", "toolCallId")
+	}
+	if raw, ok := m["title"]; ok {
+		if v.Title, err = decString(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "title", err)
+		}
+	} else {
+		return v, missingField("ToolCallEvent", "title")
+	}
+	if raw, ok := m["kind"]; ok {
+		if v.Kind, err = decodeToolKind(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "kind", err)
+		}
+	} else {
+		return v, missingField("ToolCallEvent", "kind")
+	}
+	if raw, ok := m["status"]; ok {
+		if v.Status, err = decodeToolCallStatus(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "status", err)
+		}
+	} else {
+		return v, missingField("ToolCallEvent", "status")
+	}
+	if raw, ok := m["locations"]; ok {
+		if v.Locations, err = sliceOf(decodeToolCallLocation)(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "locations", err)
+		}
+	}
+	if raw, ok := m["rawInput"]; ok {
+		if v.RawInput, err = decodeJsonValue(raw); err != nil {
+			return v, fieldError("ToolCallEvent", "rawInput", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "toolCallId", "title", "kind", "status", "locations", "rawInput")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ToolCallEvent strictly: required fields, types, consts are checked.
+func (v *ToolCallEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeToolCallEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ToolCallEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "toolCall")
+	w.field("toolCallId", v.ToolCallID)
+	w.field("title", v.Title)
+	w.field("kind", v.Kind)
+	w.field("status", v.Status)
+	if v.Locations != nil {
+		w.field("locations", v.Locations)
+	}
+	if v.RawInput != nil {
+		w.field("rawInput", v.RawInput)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ToolCallUpdateEvent: Progress or the result of a tool call; fields that did not change are
+// absent.
+// Its `type` is fixed and written by MarshalJSON.
+type ToolCallUpdateEvent struct {
+	ToolCallID string `json:"toolCallId"`
+
+	Status *ToolCallStatus `json:"status,omitempty"`
+
+	Title *string `json:"title,omitempty"`
+
+	// Text output and diff summaries.
+	ContentTexts []string `json:"contentTexts,omitempty"`
+
+	// The tool's output as the agent sent it.
+	RawOutput JsonValue `json:"rawOutput,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "toolCallUpdate".
+func (ToolCallUpdateEvent) Type() string { return "toolCallUpdate" }
+
+func (ToolCallUpdateEvent) isAgentEvent() {}
+
+func decodeToolCallUpdateEvent(raw json.RawMessage) (ToolCallUpdateEvent, error) {
+	m, err := objectOf(raw, "ToolCallUpdateEvent")
+	if err != nil {
+		return ToolCallUpdateEvent{}, err
+	}
+	return decodeToolCallUpdateEventFields(m)
+}
+
+func decodeToolCallUpdateEventFields(m map[string]json.RawMessage) (ToolCallUpdateEvent, error) {
+	var v ToolCallUpdateEvent
+	var err error
+	if err := checkConstString(m, "ToolCallUpdateEvent", "type", "toolCallUpdate"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["toolCallId"]; ok {
+		if v.ToolCallID, err = decString(raw); err != nil {
+			return v, fieldError("ToolCallUpdateEvent", "toolCallId", err)
+		}
+	} else {
+		return v, missingField("ToolCallUpdateEvent", "toolCallId")
+	}
+	if raw, ok := m["status"]; ok {
+		if v.Status, err = ptrOf(decodeToolCallStatus)(raw); err != nil {
+			return v, fieldError("ToolCallUpdateEvent", "status", err)
+		}
+	}
+	if raw, ok := m["title"]; ok {
+		if v.Title, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("ToolCallUpdateEvent", "title", err)
+		}
+	}
+	if raw, ok := m["contentTexts"]; ok {
+		if v.ContentTexts, err = sliceOf(decString)(raw); err != nil {
+			return v, fieldError("ToolCallUpdateEvent", "contentTexts", err)
+		}
+	}
+	if raw, ok := m["rawOutput"]; ok {
+		if v.RawOutput, err = decodeJsonValue(raw); err != nil {
+			return v, fieldError("ToolCallUpdateEvent", "rawOutput", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "toolCallId", "status", "title", "contentTexts", "rawOutput")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ToolCallUpdateEvent strictly: required fields, types, consts are checked.
+func (v *ToolCallUpdateEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeToolCallUpdateEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ToolCallUpdateEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "toolCallUpdate")
+	w.field("toolCallId", v.ToolCallID)
+	if v.Status != nil {
+		w.field("status", v.Status)
+	}
+	if v.Title != nil {
+		w.field("title", v.Title)
+	}
+	if v.ContentTexts != nil {
+		w.field("contentTexts", v.ContentTexts)
+	}
+	if v.RawOutput != nil {
+		w.field("rawOutput", v.RawOutput)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// PlanEntryStatus: one of a fixed set of strings.
+type PlanEntryStatus string
+
+const PlanEntryStatusPending PlanEntryStatus = "pending"
+const PlanEntryStatusInProgress PlanEntryStatus = "inProgress"
+const PlanEntryStatusCompleted PlanEntryStatus = "completed"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PlanEntryStatus) Valid() bool {
+	switch v {
+	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
+		return true
+	}
+	return false
+}
+
+func decodePlanEntryStatus(raw json.RawMessage) (PlanEntryStatus, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PlanEntryStatus(s).Valid() {
+		return "", enumError("PlanEntryStatus", s)
+	}
+	return PlanEntryStatus(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
+	r, err := decodePlanEntryStatus(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PlanEntryPriority: one of a fixed set of strings.
+type PlanEntryPriority string
+
+const PlanEntryPriorityHigh PlanEntryPriority = "high"
+const PlanEntryPriorityMedium PlanEntryPriority = "medium"
+const PlanEntryPriorityLow PlanEntryPriority = "low"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PlanEntryPriority) Valid() bool {
+	switch v {
+	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
+		return true
+	}
+	return false
+}
+
+func decodePlanEntryPriority(raw json.RawMessage) (PlanEntryPriority, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PlanEntryPriority(s).Valid() {
+		return "", enumError("PlanEntryPriority", s)
+	}
+	return PlanEntryPriority(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
+	r, err := decodePlanEntryPriority(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PlanEntry: One step of the agent's plan.
+type PlanEntry struct {
+	Content string `json:"content"`
+
+	Status PlanEntryStatus `json:"status"`
+
+	Priority *PlanEntryPriority `json:"priority,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodePlanEntry(raw json.RawMessage) (PlanEntry, error) {
+	m, err := objectOf(raw, "PlanEntry")
+	if err != nil {
+		return PlanEntry{}, err
+	}
+	return decodePlanEntryFields(m)
+}
+
+func decodePlanEntryFields(m map[string]json.RawMessage) (PlanEntry, error) {
+	var v PlanEntry
+	var err error
+	if raw, ok := m["content"]; ok {
+		if v.Content, err = decString(raw); err != nil {
+			return v, fieldError("PlanEntry", "content", err)
+		}
+	} else {
+		return v, missingField("PlanEntry", "content")
+	}
+	if raw, ok := m["status"]; ok {
+		if v.Status, err = decodePlanEntryStatus(raw); err != nil {
+			return v, fieldError("PlanEntry", "status", err)
+		}
+	} else {
+		return v, missingField("PlanEntry", "status")
+	}
+	if raw, ok := m["priority"]; ok {
+		if v.Priority, err = ptrOf(decodePlanEntryPriority)(raw); err != nil {
+			return v, fieldError("PlanEntry", "priority", err)
+		}
+	}
+	v.Extra = extraFields(m, "content", "status", "priority")
+	return v, nil
+}
+
+// UnmarshalJSON decodes PlanEntry strictly: required fields, types, consts are checked.
+func (v *PlanEntry) UnmarshalJSON(data []byte) error {
+	r, err := decodePlanEntry(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v PlanEntry) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("content", v.Content)
+	w.field("status", v.Status)
+	if v.Priority != nil {
+		w.field("priority", v.Priority)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// PlanEvent: The agent's plan, whole each time.
+// Its `type` is fixed and written by MarshalJSON.
+type PlanEvent struct {
+	Entries []PlanEntry `json:"entries"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "plan".
+func (PlanEvent) Type() string { return "plan" }
+
+func (PlanEvent) isAgentEvent() {}
+
+func decodePlanEvent(raw json.RawMessage) (PlanEvent, error) {
+	m, err := objectOf(raw, "PlanEvent")
+	if err != nil {
+		return PlanEvent{}, err
+	}
+	return decodePlanEventFields(m)
+}
+
+func decodePlanEventFields(m map[string]json.RawMessage) (PlanEvent, error) {
+	var v PlanEvent
+	var err error
+	if err := checkConstString(m, "PlanEvent", "type", "plan"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["entries"]; ok {
+		if v.Entries, err = sliceOf(decodePlanEntry)(raw); err != nil {
+			return v, fieldError("PlanEvent", "entries", err)
+		}
+	} else {
+		return v, missingField("PlanEvent", "entries")
+	}
+	v.Extra = extraFields(m, "type", "entries")
+	return v, nil
+}
+
+// UnmarshalJSON decodes PlanEvent strictly: required fields, types, consts are checked.
+func (v *PlanEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodePlanEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v PlanEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "plan")
+	w.field("entries", orEmptySlice(v.Entries))
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// UsageEvent: Token, context and cost figures as the agent reported them during the turn.
+// Its `type` is fixed and written by MarshalJSON.
+type UsageEvent struct {
+	InputTokens *int64 `json:"inputTokens,omitempty"`
+
+	OutputTokens *int64 `json:"outputTokens,omitempty"`
+
+	CachedInputTokens *int64 `json:"cachedInputTokens,omitempty"`
+
+	ReasoningTokens *int64 `json:"reasoningTokens,omitempty"`
+
+	TotalTokens *int64 `json:"totalTokens,omitempty"`
+
+	ContextUsedTokens *int64 `json:"contextUsedTokens,omitempty"`
+
+	ContextWindowTokens *int64 `json:"contextWindowTokens,omitempty"`
+
+	CostUSD *float64 `json:"costUsd,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "usage".
+func (UsageEvent) Type() string { return "usage" }
+
+func (UsageEvent) isAgentEvent() {}
+
+func decodeUsageEvent(raw json.RawMessage) (UsageEvent, error) {
+	m, err := objectOf(raw, "UsageEvent")
+	if err != nil {
+		return UsageEvent{}, err
+	}
+	return decodeUsageEventFields(m)
+}
+
+func decodeUsageEventFields(m map[string]json.RawMessage) (UsageEvent, error) {
+	var v UsageEvent
+	var err error
+	if err := checkConstString(m, "UsageEvent", "type", "usage"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["inputTokens"]; ok {
+		if v.InputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "inputTokens", err)
+		}
+	}
+	if raw, ok := m["outputTokens"]; ok {
+		if v.OutputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "outputTokens", err)
+		}
+	}
+	if raw, ok := m["cachedInputTokens"]; ok {
+		if v.CachedInputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "cachedInputTokens", err)
+		}
+	}
+	if raw, ok := m["reasoningTokens"]; ok {
+		if v.ReasoningTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "reasoningTokens", err)
+		}
+	}
+	if raw, ok := m["totalTokens"]; ok {
+		if v.TotalTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "totalTokens", err)
+		}
+	}
+	if raw, ok := m["contextUsedTokens"]; ok {
+		if v.ContextUsedTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "contextUsedTokens", err)
+		}
+	}
+	if raw, ok := m["contextWindowTokens"]; ok {
+		if v.ContextWindowTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "contextWindowTokens", err)
+		}
+	}
+	if raw, ok := m["costUsd"]; ok {
+		if v.CostUSD, err = ptrOf(decFloatMin(0))(raw); err != nil {
+			return v, fieldError("UsageEvent", "costUsd", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "contextUsedTokens", "contextWindowTokens", "costUsd")
+	return v, nil
+}
+
+// UnmarshalJSON decodes UsageEvent strictly: required fields, types, consts are checked.
+func (v *UsageEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeUsageEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v UsageEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "usage")
+	if v.InputTokens != nil {
+		w.field("inputTokens", v.InputTokens)
+	}
+	if v.OutputTokens != nil {
+		w.field("outputTokens", v.OutputTokens)
+	}
+	if v.CachedInputTokens != nil {
+		w.field("cachedInputTokens", v.CachedInputTokens)
+	}
+	if v.ReasoningTokens != nil {
+		w.field("reasoningTokens", v.ReasoningTokens)
+	}
+	if v.TotalTokens != nil {
+		w.field("totalTokens", v.TotalTokens)
+	}
+	if v.ContextUsedTokens != nil {
+		w.field("contextUsedTokens", v.ContextUsedTokens)
+	}
+	if v.ContextWindowTokens != nil {
+		w.field("contextWindowTokens", v.ContextWindowTokens)
+	}
+	if v.CostUSD != nil {
+		w.field("costUsd", v.CostUSD)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ModeChangedEvent: The agent switched its execution mode.
+// Its `type` is fixed and written by MarshalJSON.
+type ModeChangedEvent struct {
+	ModeID string `json:"modeId"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "modeChanged".
+func (ModeChangedEvent) Type() string { return "modeChanged" }
+
+func (ModeChangedEvent) isAgentEvent() {}
+
+func decodeModeChangedEvent(raw json.RawMessage) (ModeChangedEvent, error) {
+	m, err := objectOf(raw, "ModeChangedEvent")
+	if err != nil {
+		return ModeChangedEvent{}, err
+	}
+	return decodeModeChangedEventFields(m)
+}
+
+func decodeModeChangedEventFields(m map[string]json.RawMessage) (ModeChangedEvent, error) {
+	var v ModeChangedEvent
+	var err error
+	if err := checkConstString(m, "ModeChangedEvent", "type", "modeChanged"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["modeId"]; ok {
+		if v.ModeID, err = decString(raw); err != nil {
+			return v, fieldError("ModeChangedEvent", "modeId", err)
+		}
+	} else {
+		return v, missingField("ModeChangedEvent", "modeId")
+	}
+	v.Extra = extraFields(m, "type", "modeId")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ModeChangedEvent strictly: required fields, types, consts are checked.
+func (v *ModeChangedEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeModeChangedEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ModeChangedEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "modeChanged")
+	w.field("modeId", v.ModeID)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionInfoEvent: The agent told its session id or a title.
+// Its `type` is fixed and written by MarshalJSON.
+type SessionInfoEvent struct {
+	NativeSessionID *string `json:"nativeSessionId,omitempty"`
+
+	Title *string `json:"title,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "sessionInfo".
+func (SessionInfoEvent) Type() string { return "sessionInfo" }
+
+func (SessionInfoEvent) isAgentEvent() {}
+
+func decodeSessionInfoEvent(raw json.RawMessage) (SessionInfoEvent, error) {
+	m, err := objectOf(raw, "SessionInfoEvent")
+	if err != nil {
+		return SessionInfoEvent{}, err
+	}
+	return decodeSessionInfoEventFields(m)
+}
+
+func decodeSessionInfoEventFields(m map[string]json.RawMessage) (SessionInfoEvent, error) {
+	var v SessionInfoEvent
+	var err error
+	if err := checkConstString(m, "SessionInfoEvent", "type", "sessionInfo"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["nativeSessionId"]; ok {
+		if v.NativeSessionID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionInfoEvent", "nativeSessionId", err)
+		}
+	}
+	if raw, ok := m["title"]; ok {
+		if v.Title, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionInfoEvent", "title", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "nativeSessionId", "title")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionInfoEvent strictly: required fields, types, consts are checked.
+func (v *SessionInfoEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionInfoEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v SessionInfoEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "sessionInfo")
+	if v.NativeSessionID != nil {
+		w.field("nativeSessionId", v.NativeSessionID)
+	}
+	if v.Title != nil {
+		w.field("title", v.Title)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// PermissionResolvedEventOutcome: one of a fixed set of strings.
+type PermissionResolvedEventOutcome string
+
+const PermissionResolvedEventOutcomeSelected PermissionResolvedEventOutcome = "selected"
+const PermissionResolvedEventOutcomeCancelled PermissionResolvedEventOutcome = "cancelled"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PermissionResolvedEventOutcome) Valid() bool {
+	switch v {
+	case PermissionResolvedEventOutcomeSelected, PermissionResolvedEventOutcomeCancelled:
+		return true
+	}
+	return false
+}
+
+func decodePermissionResolvedEventOutcome(raw json.RawMessage) (PermissionResolvedEventOutcome, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PermissionResolvedEventOutcome(s).Valid() {
+		return "", enumError("PermissionResolvedEventOutcome", s)
+	}
+	return PermissionResolvedEventOutcome(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PermissionResolvedEventOutcome) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionResolvedEventOutcome(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PermissionResolvedEventDecidedBy: one of a fixed set of strings.
+type PermissionResolvedEventDecidedBy string
+
+const PermissionResolvedEventDecidedByHost PermissionResolvedEventDecidedBy = "host"
+const PermissionResolvedEventDecidedByPolicy PermissionResolvedEventDecidedBy = "policy"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PermissionResolvedEventDecidedBy) Valid() bool {
+	switch v {
+	case PermissionResolvedEventDecidedByHost, PermissionResolvedEventDecidedByPolicy:
+		return true
+	}
+	return false
+}
+
+func decodePermissionResolvedEventDecidedBy(raw json.RawMessage) (PermissionResolvedEventDecidedBy, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PermissionResolvedEventDecidedBy(s).Valid() {
+		return "", enumError("PermissionResolvedEventDecidedBy", s)
+	}
+	return PermissionResolvedEventDecidedBy(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PermissionResolvedEventDecidedBy) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionResolvedEventDecidedBy(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PermissionResolvedEvent: A permission request was decided, by the host or by the session's
+// preset.
+// Its `type` is fixed and written by MarshalJSON.
+type PermissionResolvedEvent struct {
+	ToolCallID string `json:"toolCallId"`
+
+	Outcome PermissionResolvedEventOutcome `json:"outcome"`
+
+	// The option chosen, when `outcome` is `selected`.
+	OptionID *string `json:"optionId,omitempty"`
+
+	DecidedBy PermissionResolvedEventDecidedBy `json:"decidedBy"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "permissionResolved".
+func (PermissionResolvedEvent) Type() string { return "permissionResolved" }
+
+func (PermissionResolvedEvent) isAgentEvent() {}
+
+func decodePermissionResolvedEvent(raw json.RawMessage) (PermissionResolvedEvent, error) {
+	m, err := objectOf(raw, "PermissionResolvedEvent")
+	if err != nil {
+		return PermissionResolvedEvent{}, err
+	}
+	return decodePermissionResolvedEventFields(m)
+}
+
+func decodePermissionResolvedEventFields(m map[string]json.RawMessage) (PermissionResolvedEvent, error) {
+	var v PermissionResolvedEvent
+	var err error
+	if err := checkConstString(m, "PermissionResolvedEvent", "type", "permissionResolved"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["toolCallId"]; ok {
+		if v.ToolCallID, err = decString(raw); err != nil {
+			return v, fieldError("PermissionResolvedEvent", "toolCallId", err)
+		}
+	} else {
+		return v, missingField("PermissionResolvedEvent", "toolCallId")
+	}
+	if raw, ok := m["outcome"]; ok {
+		if v.Outcome, err = decodePermissionResolvedEventOutcome(raw); err != nil {
+			return v, fieldError("PermissionResolvedEvent", "outcome", err)
+		}
+	} else {
+		return v, missingField("PermissionResolvedEvent", "outcome")
+	}
+	if raw, ok := m["optionId"]; ok {
+		if v.OptionID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("PermissionResolvedEvent", "optionId", err)
+		}
+	}
+	if raw, ok := m["decidedBy"]; ok {
+		if v.DecidedBy, err = decodePermissionResolvedEventDecidedBy(raw); err != nil {
+			return v, fieldError("PermissionResolvedEvent", "decidedBy", err)
+		}
+	} else {
+		return v, missingField("PermissionResolvedEvent", "decidedBy")
+	}
+	v.Extra = extraFields(m, "type", "toolCallId", "outcome", "optionId", "decidedBy")
+	return v, nil
+}
+
+// UnmarshalJSON decodes PermissionResolvedEvent strictly: required fields, types, consts are checked.
+func (v *PermissionResolvedEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionResolvedEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v PermissionResolvedEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "permissionResolved")
+	w.field("toolCallId", v.ToolCallID)
+	w.field("outcome", v.Outcome)
+	if v.OptionID != nil {
+		w.field("optionId", v.OptionID)
+	}
+	w.field("decidedBy", v.DecidedBy)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// StderrEvent: A line the agent wrote to its stderr.
+// Its `type` is fixed and written by MarshalJSON.
+type StderrEvent struct {
+	Text string `json:"text"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "stderr".
+func (StderrEvent) Type() string { return "stderr" }
+
+func (StderrEvent) isAgentEvent() {}
+
+func decodeStderrEvent(raw json.RawMessage) (StderrEvent, error) {
+	m, err := objectOf(raw, "StderrEvent")
+	if err != nil {
+		return StderrEvent{}, err
+	}
+	return decodeStderrEventFields(m)
+}
+
+func decodeStderrEventFields(m map[string]json.RawMessage) (StderrEvent, error) {
+	var v StderrEvent
+	var err error
+	if err := checkConstString(m, "StderrEvent", "type", "stderr"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("StderrEvent", "text", err)
+		}
+	} else {
+		return v, missingField("StderrEvent", "text")
+	}
+	v.Extra = extraFields(m, "type", "text")
+	return v, nil
+}
+
+// UnmarshalJSON decodes StderrEvent strictly: required fields, types, consts are checked.
+func (v *StderrEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeStderrEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v StderrEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "stderr")
+	w.field("text", v.Text)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// RawEventSource: one of a fixed set of strings.
+type RawEventSource string
+
+const RawEventSourceAcp RawEventSource = "acp"
+const RawEventSourceRpc RawEventSource = "rpc"
+const RawEventSourceStdout RawEventSource = "stdout"
+const RawEventSourcePty RawEventSource = "pty"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v RawEventSource) Valid() bool {
+	switch v {
+	case RawEventSourceAcp, RawEventSourceRpc, RawEventSourceStdout, RawEventSourcePty:
+		return true
+	}
+	return false
+}
+
+func decodeRawEventSource(raw json.RawMessage) (RawEventSource, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !RawEventSource(s).Valid() {
+		return "", enumError("RawEventSource", s)
+	}
+	return RawEventSource(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *RawEventSource) UnmarshalJSON(data []byte) error {
+	r, err := decodeRawEventSource(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// RawEvent: Something the agent sent that the lane could not map; nothing the agent says is
+// silently lost.
+// Its `type` is fixed and written by MarshalJSON.
+type RawEvent struct {
+	Source RawEventSource `json:"source"`
+
+	Payload JsonValue `json:"payload"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "raw".
+func (RawEvent) Type() string { return "raw" }
+
+func (RawEvent) isAgentEvent() {}
+
+func decodeRawEvent(raw json.RawMessage) (RawEvent, error) {
+	m, err := objectOf(raw, "RawEvent")
+	if err != nil {
+		return RawEvent{}, err
+	}
+	return decodeRawEventFields(m)
+}
+
+func decodeRawEventFields(m map[string]json.RawMessage) (RawEvent, error) {
+	var v RawEvent
+	var err error
+	if err := checkConstString(m, "RawEvent", "type", "raw"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["source"]; ok {
+		if v.Source, err = decodeRawEventSource(raw); err != nil {
+			return v, fieldError("RawEvent", "source", err)
+		}
+	} else {
+		return v, missingField("RawEvent", "source")
+	}
+	if raw, ok := m["payload"]; ok {
+		if v.Payload, err = decodeJsonValue(raw); err != nil {
+			return v, fieldError("RawEvent", "payload", err)
+		}
+	} else {
+		return v, missingField("RawEvent", "payload")
+	}
+	v.Extra = extraFields(m, "type", "source", "payload")
+	return v, nil
+}
+
+// UnmarshalJSON decodes RawEvent strictly: required fields, types, consts are checked.
+func (v *RawEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeRawEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v RawEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "raw")
+	w.field("source", v.Source)
+	w.field("payload", v.Payload)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// AgentEvent: One thing the agent did or said. Internally tagged by `type`. Hosts must ignore
+// event types they do not know.
+// One of MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent,
+// ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent,
+// PermissionResolvedEvent, StderrEvent, RawEvent, or UnknownAgentEvent for a `type` this client
+// does not know. Switch on the concrete type.
+type AgentEvent interface {
+	// Type is the `type` tag.
+	Type() string
+	isAgentEvent()
+}
+
+// UnknownAgentEvent is a AgentEvent whose `type` this client does not know; Raw is the object as received.
+type UnknownAgentEvent struct {
+	Tag string
+
+	Raw json.RawMessage
+}
+
+// Type is the tag as received.
+func (v UnknownAgentEvent) Type() string { return v.Tag }
+
+func (UnknownAgentEvent) isAgentEvent() {}
+
+// MarshalJSON writes the object as it was received.
+func (v UnknownAgentEvent) MarshalJSON() ([]byte, error) { return v.Raw, nil }
+
+func decodeAgentEvent(raw json.RawMessage) (AgentEvent, error) {
+	m, err := objectOf(raw, "AgentEvent")
+	if err != nil {
+		return nil, err
+	}
+	tag, err := tagOf(m, "AgentEvent", "type")
+	if err != nil {
+		return nil, err
+	}
+	switch tag {
+	case "messageChunk":
+		v, err := decodeMessageChunkEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "thoughtChunk":
+		v, err := decodeThoughtChunkEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "userMessageChunk":
+		v, err := decodeUserMessageChunkEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "toolCall":
+		v, err := decodeToolCallEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "toolCallUpdate":
+		v, err := decodeToolCallUpdateEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "plan":
+		v, err := decodePlanEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "usage":
+		v, err := decodeUsageEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "modeChanged":
+		v, err := decodeModeChangedEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "sessionInfo":
+		v, err := decodeSessionInfoEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "permissionResolved":
+		v, err := decodePermissionResolvedEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "stderr":
+		v, err := decodeStderrEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "raw":
+		v, err := decodeRawEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	return UnknownAgentEvent{Tag: tag, Raw: append(json.RawMessage(nil), raw...)}, nil
+}
+
+// DecodeAgentEvent decodes one AgentEvent from JSON (a union has no UnmarshalJSON of its own).
+func DecodeAgentEvent(data []byte) (AgentEvent, error) {
+	return decodeAgentEvent(data)
+}
+
+// HistoryEntry: One journaled event with its `seq`.
+type HistoryEntry struct {
+	Seq EventSeq `json:"seq"`
+
+	Event AgentEvent `json:"event"`
+}
+
+func decodeHistoryEntry(raw json.RawMessage) (HistoryEntry, error) {
+	m, err := objectOf(raw, "HistoryEntry")
+	if err != nil {
+		return HistoryEntry{}, err
+	}
+	return decodeHistoryEntryFields(m)
+}
+
+func decodeHistoryEntryFields(m map[string]json.RawMessage) (HistoryEntry, error) {
+	var v HistoryEntry
+	var err error
+	if raw, ok := m["seq"]; ok {
+		if v.Seq, err = decodeEventSeq(raw); err != nil {
+			return v, fieldError("HistoryEntry", "seq", err)
+		}
+	} else {
+		return v, missingField("HistoryEntry", "seq")
+	}
+	if raw, ok := m["event"]; ok {
+		if v.Event, err = decodeAgentEvent(raw); err != nil {
+			return v, fieldError("HistoryEntry", "event", err)
+		}
+	} else {
+		return v, missingField("HistoryEntry", "event")
+	}
+	if err := rejectUnknown(m, "HistoryEntry", "seq", "event"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes HistoryEntry strictly: required fields, types, consts and unknown fields are checked.
+func (v *HistoryEntry) UnmarshalJSON(data []byte) error {
+	r, err := decodeHistoryEntry(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v HistoryEntry) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("seq", v.Seq)
+	w.field("event", v.Event)
+	return w.bytes()
+}
+
+// HistoryResult: Result of `session/history`. `firstSeq` is the oldest `seq` the journal still
+// holds (1 until anything was dropped; `lastSeq` + 1 when it holds nothing), `lastSeq` the newest
+// sent (0 before the first event). The journal keeps at least the last 10,000 events or 64 MiB,
+// whichever is smaller.
+type HistoryResult struct {
+	Events []HistoryEntry `json:"events"`
+
+	FirstSeq int64 `json:"firstSeq"`
+
+	LastSeq int64 `json:"lastSeq"`
+}
+
+func decodeHistoryResult(raw json.RawMessage) (HistoryResult, error) {
+	m, err := objectOf(raw, "HistoryResult")
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	return decodeHistoryResultFields(m)
+}
+
+func decodeHistoryResultFields(m map[string]json.RawMessage) (HistoryResult, error) {
+	var v HistoryResult
+	var err error
+	if raw, ok := m["events"]; ok {
+		if v.Events, err = sliceOf(decodeHistoryEntry)(raw); err != nil {
+			return v, fieldError("HistoryResult", "events", err)
+		}
+	} else {
+		return v, missingField("HistoryResult", "events")
+	}
+	if raw, ok := m["firstSeq"]; ok {
+		if v.FirstSeq, err = decIntMin(1)(raw); err != nil {
+			return v, fieldError("HistoryResult", "firstSeq", err)
+		}
+	} else {
+		return v, missingField("HistoryResult", "firstSeq")
+	}
+	if raw, ok := m["lastSeq"]; ok {
+		if v.LastSeq, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("HistoryResult", "lastSeq", err)
+		}
+	} else {
+		return v, missingField("HistoryResult", "lastSeq")
+	}
+	if err := rejectUnknown(m, "HistoryResult", "events", "firstSeq", "lastSeq"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes HistoryResult strictly: required fields, types, consts and unknown fields are checked.
+func (v *HistoryResult) UnmarshalJSON(data []byte) error {
+	r, err := decodeHistoryResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v HistoryResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("events", orEmptySlice(v.Events))
+	w.field("firstSeq", v.FirstSeq)
+	w.field("lastSeq", v.LastSeq)
+	return w.bytes()
+}
+
+// SessionId: The sidecar's own session id: unique for the sidecar's lifetime, never reused.
+type SessionId = string
+
+func decodeSessionId(raw json.RawMessage) (SessionId, error) {
+	return decStringMin(1)(raw)
 }
 
 // JsonObject: Any JSON object.
@@ -2969,1428 +4523,6 @@ func (v TurnOutcome) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
-// MessageChunkEvent: A piece of the agent's reply.
-// Its `type` is fixed and written by MarshalJSON.
-type MessageChunkEvent struct {
-	Text string `json:"text"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "messageChunk".
-func (MessageChunkEvent) Type() string { return "messageChunk" }
-
-func (MessageChunkEvent) isAgentEvent() {}
-
-func decodeMessageChunkEvent(raw json.RawMessage) (MessageChunkEvent, error) {
-	m, err := objectOf(raw, "MessageChunkEvent")
-	if err != nil {
-		return MessageChunkEvent{}, err
-	}
-	return decodeMessageChunkEventFields(m)
-}
-
-func decodeMessageChunkEventFields(m map[string]json.RawMessage) (MessageChunkEvent, error) {
-	var v MessageChunkEvent
-	var err error
-	if err := checkConstString(m, "MessageChunkEvent", "type", "messageChunk"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["text"]; ok {
-		if v.Text, err = decString(raw); err != nil {
-			return v, fieldError("MessageChunkEvent", "text", err)
-		}
-	} else {
-		return v, missingField("MessageChunkEvent", "text")
-	}
-	v.Extra = extraFields(m, "type", "text")
-	return v, nil
-}
-
-// UnmarshalJSON decodes MessageChunkEvent strictly: required fields, types, consts are checked.
-func (v *MessageChunkEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeMessageChunkEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v MessageChunkEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "messageChunk")
-	w.field("text", v.Text)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// ThoughtChunkEvent: A piece of the agent's visible reasoning.
-// Its `type` is fixed and written by MarshalJSON.
-type ThoughtChunkEvent struct {
-	Text string `json:"text"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "thoughtChunk".
-func (ThoughtChunkEvent) Type() string { return "thoughtChunk" }
-
-func (ThoughtChunkEvent) isAgentEvent() {}
-
-func decodeThoughtChunkEvent(raw json.RawMessage) (ThoughtChunkEvent, error) {
-	m, err := objectOf(raw, "ThoughtChunkEvent")
-	if err != nil {
-		return ThoughtChunkEvent{}, err
-	}
-	return decodeThoughtChunkEventFields(m)
-}
-
-func decodeThoughtChunkEventFields(m map[string]json.RawMessage) (ThoughtChunkEvent, error) {
-	var v ThoughtChunkEvent
-	var err error
-	if err := checkConstString(m, "ThoughtChunkEvent", "type", "thoughtChunk"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["text"]; ok {
-		if v.Text, err = decString(raw); err != nil {
-			return v, fieldError("ThoughtChunkEvent", "text", err)
-		}
-	} else {
-		return v, missingField("ThoughtChunkEvent", "text")
-	}
-	v.Extra = extraFields(m, "type", "text")
-	return v, nil
-}
-
-// UnmarshalJSON decodes ThoughtChunkEvent strictly: required fields, types, consts are checked.
-func (v *ThoughtChunkEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeThoughtChunkEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v ThoughtChunkEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "thoughtChunk")
-	w.field("text", v.Text)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// UserMessageChunkEvent: A piece of a user message, replayed from history when a session is
-// resumed.
-// Its `type` is fixed and written by MarshalJSON.
-type UserMessageChunkEvent struct {
-	Text string `json:"text"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "userMessageChunk".
-func (UserMessageChunkEvent) Type() string { return "userMessageChunk" }
-
-func (UserMessageChunkEvent) isAgentEvent() {}
-
-func decodeUserMessageChunkEvent(raw json.RawMessage) (UserMessageChunkEvent, error) {
-	m, err := objectOf(raw, "UserMessageChunkEvent")
-	if err != nil {
-		return UserMessageChunkEvent{}, err
-	}
-	return decodeUserMessageChunkEventFields(m)
-}
-
-func decodeUserMessageChunkEventFields(m map[string]json.RawMessage) (UserMessageChunkEvent, error) {
-	var v UserMessageChunkEvent
-	var err error
-	if err := checkConstString(m, "UserMessageChunkEvent", "type", "userMessageChunk"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["text"]; ok {
-		if v.Text, err = decString(raw); err != nil {
-			return v, fieldError("UserMessageChunkEvent", "text", err)
-		}
-	} else {
-		return v, missingField("UserMessageChunkEvent", "text")
-	}
-	v.Extra = extraFields(m, "type", "text")
-	return v, nil
-}
-
-// UnmarshalJSON decodes UserMessageChunkEvent strictly: required fields, types, consts are checked.
-func (v *UserMessageChunkEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeUserMessageChunkEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v UserMessageChunkEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "userMessageChunk")
-	w.field("text", v.Text)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// ToolKind: What a tool call does. A later minor version may add kinds: hosts treat a kind they do
-// not know as `other`.
-type ToolKind string
-
-const ToolKindRead ToolKind = "read"
-const ToolKindEdit ToolKind = "edit"
-const ToolKindDelete ToolKind = "delete"
-const ToolKindMove ToolKind = "move"
-const ToolKindSearch ToolKind = "search"
-const ToolKindExecute ToolKind = "execute"
-const ToolKindThink ToolKind = "think"
-const ToolKindFetch ToolKind = "fetch"
-const ToolKindOther ToolKind = "other"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v ToolKind) Valid() bool {
-	switch v {
-	case ToolKindRead, ToolKindEdit, ToolKindDelete, ToolKindMove, ToolKindSearch, ToolKindExecute, ToolKindThink, ToolKindFetch, ToolKindOther:
-		return true
-	}
-	return false
-}
-
-func decodeToolKind(raw json.RawMessage) (ToolKind, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	return ToolKind(s), nil
-}
-
-// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
-func (v *ToolKind) UnmarshalJSON(data []byte) error {
-	r, err := decodeToolKind(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// ToolCallStatus: Where a tool call is.
-type ToolCallStatus string
-
-const ToolCallStatusPending ToolCallStatus = "pending"
-const ToolCallStatusInProgress ToolCallStatus = "inProgress"
-const ToolCallStatusCompleted ToolCallStatus = "completed"
-const ToolCallStatusFailed ToolCallStatus = "failed"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v ToolCallStatus) Valid() bool {
-	switch v {
-	case ToolCallStatusPending, ToolCallStatusInProgress, ToolCallStatusCompleted, ToolCallStatusFailed:
-		return true
-	}
-	return false
-}
-
-func decodeToolCallStatus(raw json.RawMessage) (ToolCallStatus, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !ToolCallStatus(s).Valid() {
-		return "", enumError("ToolCallStatus", s)
-	}
-	return ToolCallStatus(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *ToolCallStatus) UnmarshalJSON(data []byte) error {
-	r, err := decodeToolCallStatus(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// ToolCallLocation: A file a tool call touches.
-type ToolCallLocation struct {
-	Path string `json:"path"`
-
-	Line *int64 `json:"line,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-func decodeToolCallLocation(raw json.RawMessage) (ToolCallLocation, error) {
-	m, err := objectOf(raw, "ToolCallLocation")
-	if err != nil {
-		return ToolCallLocation{}, err
-	}
-	return decodeToolCallLocationFields(m)
-}
-
-func decodeToolCallLocationFields(m map[string]json.RawMessage) (ToolCallLocation, error) {
-	var v ToolCallLocation
-	var err error
-	if raw, ok := m["path"]; ok {
-		if v.Path, err = decString(raw); err != nil {
-			return v, fieldError("ToolCallLocation", "path", err)
-		}
-	} else {
-		return v, missingField("ToolCallLocation", "path")
-	}
-	if raw, ok := m["line"]; ok {
-		if v.Line, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("ToolCallLocation", "line", err)
-		}
-	}
-	v.Extra = extraFields(m, "path", "line")
-	return v, nil
-}
-
-// UnmarshalJSON decodes ToolCallLocation strictly: required fields, types, consts are checked.
-func (v *ToolCallLocation) UnmarshalJSON(data []byte) error {
-	r, err := decodeToolCallLocation(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names; absent optional fields are left out.
-func (v ToolCallLocation) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("path", v.Path)
-	if v.Line != nil {
-		w.field("line", v.Line)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// ToolCallEvent: The agent started (or announced) a tool call.
-// Its `type` is fixed and written by MarshalJSON.
-type ToolCallEvent struct {
-	ToolCallID string `json:"toolCallId"`
-
-	Title string `json:"title"`
-
-	Kind ToolKind `json:"kind"`
-
-	Status ToolCallStatus `json:"status"`
-
-	// Files the tool call touches.
-	Locations []ToolCallLocation `json:"locations,omitempty"`
-
-	// The tool's input as the agent sent it.
-	RawInput JsonValue `json:"rawInput,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "toolCall".
-func (ToolCallEvent) Type() string { return "toolCall" }
-
-func (ToolCallEvent) isAgentEvent() {}
-
-func decodeToolCallEvent(raw json.RawMessage) (ToolCallEvent, error) {
-	m, err := objectOf(raw, "ToolCallEvent")
-	if err != nil {
-		return ToolCallEvent{}, err
-	}
-	return decodeToolCallEventFields(m)
-}
-
-func decodeToolCallEventFields(m map[string]json.RawMessage) (ToolCallEvent, error) {
-	var v ToolCallEvent
-	var err error
-	if err := checkConstString(m, "ToolCallEvent", "type", "toolCall"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["toolCallId"]; ok {
-		if v.ToolCallID, err = decString(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "toolCallId", err)
-		}
-	} else {
-		return v, missingField("ToolCallEvent", "toolCallId")
-	}
-	if raw, ok := m["title"]; ok {
-		if v.Title, err = decString(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "title", err)
-		}
-	} else {
-		return v, missingField("ToolCallEvent", "title")
-	}
-	if raw, ok := m["kind"]; ok {
-		if v.Kind, err = decodeToolKind(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "kind", err)
-		}
-	} else {
-		return v, missingField("ToolCallEvent", "kind")
-	}
-	if raw, ok := m["status"]; ok {
-		if v.Status, err = decodeToolCallStatus(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "status", err)
-		}
-	} else {
-		return v, missingField("ToolCallEvent", "status")
-	}
-	if raw, ok := m["locations"]; ok {
-		if v.Locations, err = sliceOf(decodeToolCallLocation)(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "locations", err)
-		}
-	}
-	if raw, ok := m["rawInput"]; ok {
-		if v.RawInput, err = decodeJsonValue(raw); err != nil {
-			return v, fieldError("ToolCallEvent", "rawInput", err)
-		}
-	}
-	v.Extra = extraFields(m, "type", "toolCallId", "title", "kind", "status", "locations", "rawInput")
-	return v, nil
-}
-
-// UnmarshalJSON decodes ToolCallEvent strictly: required fields, types, consts are checked.
-func (v *ToolCallEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeToolCallEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v ToolCallEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "toolCall")
-	w.field("toolCallId", v.ToolCallID)
-	w.field("title", v.Title)
-	w.field("kind", v.Kind)
-	w.field("status", v.Status)
-	if v.Locations != nil {
-		w.field("locations", v.Locations)
-	}
-	if v.RawInput != nil {
-		w.field("rawInput", v.RawInput)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// ToolCallUpdateEvent: Progress or the result of a tool call; fields that did not change are
-// absent.
-// Its `type` is fixed and written by MarshalJSON.
-type ToolCallUpdateEvent struct {
-	ToolCallID string `json:"toolCallId"`
-
-	Status *ToolCallStatus `json:"status,omitempty"`
-
-	Title *string `json:"title,omitempty"`
-
-	// Text output and diff summaries.
-	ContentTexts []string `json:"contentTexts,omitempty"`
-
-	// The tool's output as the agent sent it.
-	RawOutput JsonValue `json:"rawOutput,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "toolCallUpdate".
-func (ToolCallUpdateEvent) Type() string { return "toolCallUpdate" }
-
-func (ToolCallUpdateEvent) isAgentEvent() {}
-
-func decodeToolCallUpdateEvent(raw json.RawMessage) (ToolCallUpdateEvent, error) {
-	m, err := objectOf(raw, "ToolCallUpdateEvent")
-	if err != nil {
-		return ToolCallUpdateEvent{}, err
-	}
-	return decodeToolCallUpdateEventFields(m)
-}
-
-func decodeToolCallUpdateEventFields(m map[string]json.RawMessage) (ToolCallUpdateEvent, error) {
-	var v ToolCallUpdateEvent
-	var err error
-	if err := checkConstString(m, "ToolCallUpdateEvent", "type", "toolCallUpdate"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["toolCallId"]; ok {
-		if v.ToolCallID, err = decString(raw); err != nil {
-			return v, fieldError("ToolCallUpdateEvent", "toolCallId", err)
-		}
-	} else {
-		return v, missingField("ToolCallUpdateEvent", "toolCallId")
-	}
-	if raw, ok := m["status"]; ok {
-		if v.Status, err = ptrOf(decodeToolCallStatus)(raw); err != nil {
-			return v, fieldError("ToolCallUpdateEvent", "status", err)
-		}
-	}
-	if raw, ok := m["title"]; ok {
-		if v.Title, err = ptrOf(decString)(raw); err != nil {
-			return v, fieldError("ToolCallUpdateEvent", "title", err)
-		}
-	}
-	if raw, ok := m["contentTexts"]; ok {
-		if v.ContentTexts, err = sliceOf(decString)(raw); err != nil {
-			return v, fieldError("ToolCallUpdateEvent", "contentTexts", err)
-		}
-	}
-	if raw, ok := m["rawOutput"]; ok {
-		if v.RawOutput, err = decodeJsonValue(raw); err != nil {
-			return v, fieldError("ToolCallUpdateEvent", "rawOutput", err)
-		}
-	}
-	v.Extra = extraFields(m, "type", "toolCallId", "status", "title", "contentTexts", "rawOutput")
-	return v, nil
-}
-
-// UnmarshalJSON decodes ToolCallUpdateEvent strictly: required fields, types, consts are checked.
-func (v *ToolCallUpdateEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeToolCallUpdateEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v ToolCallUpdateEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "toolCallUpdate")
-	w.field("toolCallId", v.ToolCallID)
-	if v.Status != nil {
-		w.field("status", v.Status)
-	}
-	if v.Title != nil {
-		w.field("title", v.Title)
-	}
-	if v.ContentTexts != nil {
-		w.field("contentTexts", v.ContentTexts)
-	}
-	if v.RawOutput != nil {
-		w.field("rawOutput", v.RawOutput)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// PlanEntryStatus: one of a fixed set of strings.
-type PlanEntryStatus string
-
-const PlanEntryStatusPending PlanEntryStatus = "pending"
-const PlanEntryStatusInProgress PlanEntryStatus = "inProgress"
-const PlanEntryStatusCompleted PlanEntryStatus = "completed"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v PlanEntryStatus) Valid() bool {
-	switch v {
-	case PlanEntryStatusPending, PlanEntryStatusInProgress, PlanEntryStatusCompleted:
-		return true
-	}
-	return false
-}
-
-func decodePlanEntryStatus(raw json.RawMessage) (PlanEntryStatus, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !PlanEntryStatus(s).Valid() {
-		return "", enumError("PlanEntryStatus", s)
-	}
-	return PlanEntryStatus(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *PlanEntryStatus) UnmarshalJSON(data []byte) error {
-	r, err := decodePlanEntryStatus(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// PlanEntryPriority: one of a fixed set of strings.
-type PlanEntryPriority string
-
-const PlanEntryPriorityHigh PlanEntryPriority = "high"
-const PlanEntryPriorityMedium PlanEntryPriority = "medium"
-const PlanEntryPriorityLow PlanEntryPriority = "low"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v PlanEntryPriority) Valid() bool {
-	switch v {
-	case PlanEntryPriorityHigh, PlanEntryPriorityMedium, PlanEntryPriorityLow:
-		return true
-	}
-	return false
-}
-
-func decodePlanEntryPriority(raw json.RawMessage) (PlanEntryPriority, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !PlanEntryPriority(s).Valid() {
-		return "", enumError("PlanEntryPriority", s)
-	}
-	return PlanEntryPriority(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *PlanEntryPriority) UnmarshalJSON(data []byte) error {
-	r, err := decodePlanEntryPriority(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// PlanEntry: One step of the agent's plan.
-type PlanEntry struct {
-	Content string `json:"content"`
-
-	Status PlanEntryStatus `json:"status"`
-
-	Priority *PlanEntryPriority `json:"priority,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-func decodePlanEntry(raw json.RawMessage) (PlanEntry, error) {
-	m, err := objectOf(raw, "PlanEntry")
-	if err != nil {
-		return PlanEntry{}, err
-	}
-	return decodePlanEntryFields(m)
-}
-
-func decodePlanEntryFields(m map[string]json.RawMessage) (PlanEntry, error) {
-	var v PlanEntry
-	var err error
-	if raw, ok := m["content"]; ok {
-		if v.Content, err = decString(raw); err != nil {
-			return v, fieldError("PlanEntry", "content", err)
-		}
-	} else {
-		return v, missingField("PlanEntry", "content")
-	}
-	if raw, ok := m["status"]; ok {
-		if v.Status, err = decodePlanEntryStatus(raw); err != nil {
-			return v, fieldError("PlanEntry", "status", err)
-		}
-	} else {
-		return v, missingField("PlanEntry", "status")
-	}
-	if raw, ok := m["priority"]; ok {
-		if v.Priority, err = ptrOf(decodePlanEntryPriority)(raw); err != nil {
-			return v, fieldError("PlanEntry", "priority", err)
-		}
-	}
-	v.Extra = extraFields(m, "content", "status", "priority")
-	return v, nil
-}
-
-// UnmarshalJSON decodes PlanEntry strictly: required fields, types, consts are checked.
-func (v *PlanEntry) UnmarshalJSON(data []byte) error {
-	r, err := decodePlanEntry(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names; absent optional fields are left out.
-func (v PlanEntry) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("content", v.Content)
-	w.field("status", v.Status)
-	if v.Priority != nil {
-		w.field("priority", v.Priority)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// PlanEvent: The agent's plan, whole each time.
-// Its `type` is fixed and written by MarshalJSON.
-type PlanEvent struct {
-	Entries []PlanEntry `json:"entries"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "plan".
-func (PlanEvent) Type() string { return "plan" }
-
-func (PlanEvent) isAgentEvent() {}
-
-func decodePlanEvent(raw json.RawMessage) (PlanEvent, error) {
-	m, err := objectOf(raw, "PlanEvent")
-	if err != nil {
-		return PlanEvent{}, err
-	}
-	return decodePlanEventFields(m)
-}
-
-func decodePlanEventFields(m map[string]json.RawMessage) (PlanEvent, error) {
-	var v PlanEvent
-	var err error
-	if err := checkConstString(m, "PlanEvent", "type", "plan"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["entries"]; ok {
-		if v.Entries, err = sliceOf(decodePlanEntry)(raw); err != nil {
-			return v, fieldError("PlanEvent", "entries", err)
-		}
-	} else {
-		return v, missingField("PlanEvent", "entries")
-	}
-	v.Extra = extraFields(m, "type", "entries")
-	return v, nil
-}
-
-// UnmarshalJSON decodes PlanEvent strictly: required fields, types, consts are checked.
-func (v *PlanEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodePlanEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v PlanEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "plan")
-	w.field("entries", orEmptySlice(v.Entries))
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// UsageEvent: Token, context and cost figures as the agent reported them during the turn.
-// Its `type` is fixed and written by MarshalJSON.
-type UsageEvent struct {
-	InputTokens *int64 `json:"inputTokens,omitempty"`
-
-	OutputTokens *int64 `json:"outputTokens,omitempty"`
-
-	CachedInputTokens *int64 `json:"cachedInputTokens,omitempty"`
-
-	ReasoningTokens *int64 `json:"reasoningTokens,omitempty"`
-
-	TotalTokens *int64 `json:"totalTokens,omitempty"`
-
-	ContextUsedTokens *int64 `json:"contextUsedTokens,omitempty"`
-
-	ContextWindowTokens *int64 `json:"contextWindowTokens,omitempty"`
-
-	CostUSD *float64 `json:"costUsd,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "usage".
-func (UsageEvent) Type() string { return "usage" }
-
-func (UsageEvent) isAgentEvent() {}
-
-func decodeUsageEvent(raw json.RawMessage) (UsageEvent, error) {
-	m, err := objectOf(raw, "UsageEvent")
-	if err != nil {
-		return UsageEvent{}, err
-	}
-	return decodeUsageEventFields(m)
-}
-
-func decodeUsageEventFields(m map[string]json.RawMessage) (UsageEvent, error) {
-	var v UsageEvent
-	var err error
-	if err := checkConstString(m, "UsageEvent", "type", "usage"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["inputTokens"]; ok {
-		if v.InputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "inputTokens", err)
-		}
-	}
-	if raw, ok := m["outputTokens"]; ok {
-		if v.OutputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "outputTokens", err)
-		}
-	}
-	if raw, ok := m["cachedInputTokens"]; ok {
-		if v.CachedInputTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "cachedInputTokens", err)
-		}
-	}
-	if raw, ok := m["reasoningTokens"]; ok {
-		if v.ReasoningTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "reasoningTokens", err)
-		}
-	}
-	if raw, ok := m["totalTokens"]; ok {
-		if v.TotalTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "totalTokens", err)
-		}
-	}
-	if raw, ok := m["contextUsedTokens"]; ok {
-		if v.ContextUsedTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "contextUsedTokens", err)
-		}
-	}
-	if raw, ok := m["contextWindowTokens"]; ok {
-		if v.ContextWindowTokens, err = ptrOf(decIntMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "contextWindowTokens", err)
-		}
-	}
-	if raw, ok := m["costUsd"]; ok {
-		if v.CostUSD, err = ptrOf(decFloatMin(0))(raw); err != nil {
-			return v, fieldError("UsageEvent", "costUsd", err)
-		}
-	}
-	v.Extra = extraFields(m, "type", "inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "contextUsedTokens", "contextWindowTokens", "costUsd")
-	return v, nil
-}
-
-// UnmarshalJSON decodes UsageEvent strictly: required fields, types, consts are checked.
-func (v *UsageEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeUsageEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v UsageEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "usage")
-	if v.InputTokens != nil {
-		w.field("inputTokens", v.InputTokens)
-	}
-	if v.OutputTokens != nil {
-		w.field("outputTokens", v.OutputTokens)
-	}
-	if v.CachedInputTokens != nil {
-		w.field("cachedInputTokens", v.CachedInputTokens)
-	}
-	if v.ReasoningTokens != nil {
-		w.field("reasoningTokens", v.ReasoningTokens)
-	}
-	if v.TotalTokens != nil {
-		w.field("totalTokens", v.TotalTokens)
-	}
-	if v.ContextUsedTokens != nil {
-		w.field("contextUsedTokens", v.ContextUsedTokens)
-	}
-	if v.ContextWindowTokens != nil {
-		w.field("contextWindowTokens", v.ContextWindowTokens)
-	}
-	if v.CostUSD != nil {
-		w.field("costUsd", v.CostUSD)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// ModeChangedEvent: The agent switched its execution mode.
-// Its `type` is fixed and written by MarshalJSON.
-type ModeChangedEvent struct {
-	ModeID string `json:"modeId"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "modeChanged".
-func (ModeChangedEvent) Type() string { return "modeChanged" }
-
-func (ModeChangedEvent) isAgentEvent() {}
-
-func decodeModeChangedEvent(raw json.RawMessage) (ModeChangedEvent, error) {
-	m, err := objectOf(raw, "ModeChangedEvent")
-	if err != nil {
-		return ModeChangedEvent{}, err
-	}
-	return decodeModeChangedEventFields(m)
-}
-
-func decodeModeChangedEventFields(m map[string]json.RawMessage) (ModeChangedEvent, error) {
-	var v ModeChangedEvent
-	var err error
-	if err := checkConstString(m, "ModeChangedEvent", "type", "modeChanged"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["modeId"]; ok {
-		if v.ModeID, err = decString(raw); err != nil {
-			return v, fieldError("ModeChangedEvent", "modeId", err)
-		}
-	} else {
-		return v, missingField("ModeChangedEvent", "modeId")
-	}
-	v.Extra = extraFields(m, "type", "modeId")
-	return v, nil
-}
-
-// UnmarshalJSON decodes ModeChangedEvent strictly: required fields, types, consts are checked.
-func (v *ModeChangedEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeModeChangedEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v ModeChangedEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "modeChanged")
-	w.field("modeId", v.ModeID)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// SessionInfoEvent: The agent told its session id or a title.
-// Its `type` is fixed and written by MarshalJSON.
-type SessionInfoEvent struct {
-	NativeSessionID *string `json:"nativeSessionId,omitempty"`
-
-	Title *string `json:"title,omitempty"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "sessionInfo".
-func (SessionInfoEvent) Type() string { return "sessionInfo" }
-
-func (SessionInfoEvent) isAgentEvent() {}
-
-func decodeSessionInfoEvent(raw json.RawMessage) (SessionInfoEvent, error) {
-	m, err := objectOf(raw, "SessionInfoEvent")
-	if err != nil {
-		return SessionInfoEvent{}, err
-	}
-	return decodeSessionInfoEventFields(m)
-}
-
-func decodeSessionInfoEventFields(m map[string]json.RawMessage) (SessionInfoEvent, error) {
-	var v SessionInfoEvent
-	var err error
-	if err := checkConstString(m, "SessionInfoEvent", "type", "sessionInfo"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["nativeSessionId"]; ok {
-		if v.NativeSessionID, err = ptrOf(decString)(raw); err != nil {
-			return v, fieldError("SessionInfoEvent", "nativeSessionId", err)
-		}
-	}
-	if raw, ok := m["title"]; ok {
-		if v.Title, err = ptrOf(decString)(raw); err != nil {
-			return v, fieldError("SessionInfoEvent", "title", err)
-		}
-	}
-	v.Extra = extraFields(m, "type", "nativeSessionId", "title")
-	return v, nil
-}
-
-// UnmarshalJSON decodes SessionInfoEvent strictly: required fields, types, consts are checked.
-func (v *SessionInfoEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeSessionInfoEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v SessionInfoEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "sessionInfo")
-	if v.NativeSessionID != nil {
-		w.field("nativeSessionId", v.NativeSessionID)
-	}
-	if v.Title != nil {
-		w.field("title", v.Title)
-	}
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// PermissionResolvedEventOutcome: one of a fixed set of strings.
-type PermissionResolvedEventOutcome string
-
-const PermissionResolvedEventOutcomeSelected PermissionResolvedEventOutcome = "selected"
-const PermissionResolvedEventOutcomeCancelled PermissionResolvedEventOutcome = "cancelled"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v PermissionResolvedEventOutcome) Valid() bool {
-	switch v {
-	case PermissionResolvedEventOutcomeSelected, PermissionResolvedEventOutcomeCancelled:
-		return true
-	}
-	return false
-}
-
-func decodePermissionResolvedEventOutcome(raw json.RawMessage) (PermissionResolvedEventOutcome, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !PermissionResolvedEventOutcome(s).Valid() {
-		return "", enumError("PermissionResolvedEventOutcome", s)
-	}
-	return PermissionResolvedEventOutcome(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *PermissionResolvedEventOutcome) UnmarshalJSON(data []byte) error {
-	r, err := decodePermissionResolvedEventOutcome(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// PermissionResolvedEventDecidedBy: one of a fixed set of strings.
-type PermissionResolvedEventDecidedBy string
-
-const PermissionResolvedEventDecidedByHost PermissionResolvedEventDecidedBy = "host"
-const PermissionResolvedEventDecidedByPolicy PermissionResolvedEventDecidedBy = "policy"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v PermissionResolvedEventDecidedBy) Valid() bool {
-	switch v {
-	case PermissionResolvedEventDecidedByHost, PermissionResolvedEventDecidedByPolicy:
-		return true
-	}
-	return false
-}
-
-func decodePermissionResolvedEventDecidedBy(raw json.RawMessage) (PermissionResolvedEventDecidedBy, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !PermissionResolvedEventDecidedBy(s).Valid() {
-		return "", enumError("PermissionResolvedEventDecidedBy", s)
-	}
-	return PermissionResolvedEventDecidedBy(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *PermissionResolvedEventDecidedBy) UnmarshalJSON(data []byte) error {
-	r, err := decodePermissionResolvedEventDecidedBy(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// PermissionResolvedEvent: A permission request was decided, by the host or by the session's
-// preset.
-// Its `type` is fixed and written by MarshalJSON.
-type PermissionResolvedEvent struct {
-	ToolCallID string `json:"toolCallId"`
-
-	Outcome PermissionResolvedEventOutcome `json:"outcome"`
-
-	// The option chosen, when `outcome` is `selected`.
-	OptionID *string `json:"optionId,omitempty"`
-
-	DecidedBy PermissionResolvedEventDecidedBy `json:"decidedBy"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "permissionResolved".
-func (PermissionResolvedEvent) Type() string { return "permissionResolved" }
-
-func (PermissionResolvedEvent) isAgentEvent() {}
-
-func decodePermissionResolvedEvent(raw json.RawMessage) (PermissionResolvedEvent, error) {
-	m, err := objectOf(raw, "PermissionResolvedEvent")
-	if err != nil {
-		return PermissionResolvedEvent{}, err
-	}
-	return decodePermissionResolvedEventFields(m)
-}
-
-func decodePermissionResolvedEventFields(m map[string]json.RawMessage) (PermissionResolvedEvent, error) {
-	var v PermissionResolvedEvent
-	var err error
-	if err := checkConstString(m, "PermissionResolvedEvent", "type", "permissionResolved"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["toolCallId"]; ok {
-		if v.ToolCallID, err = decString(raw); err != nil {
-			return v, fieldError("PermissionResolvedEvent", "toolCallId", err)
-		}
-	} else {
-		return v, missingField("PermissionResolvedEvent", "toolCallId")
-	}
-	if raw, ok := m["outcome"]; ok {
-		if v.Outcome, err = decodePermissionResolvedEventOutcome(raw); err != nil {
-			return v, fieldError("PermissionResolvedEvent", "outcome", err)
-		}
-	} else {
-		return v, missingField("PermissionResolvedEvent", "outcome")
-	}
-	if raw, ok := m["optionId"]; ok {
-		if v.OptionID, err = ptrOf(decString)(raw); err != nil {
-			return v, fieldError("PermissionResolvedEvent", "optionId", err)
-		}
-	}
-	if raw, ok := m["decidedBy"]; ok {
-		if v.DecidedBy, err = decodePermissionResolvedEventDecidedBy(raw); err != nil {
-			return v, fieldError("PermissionResolvedEvent", "decidedBy", err)
-		}
-	} else {
-		return v, missingField("PermissionResolvedEvent", "decidedBy")
-	}
-	v.Extra = extraFields(m, "type", "toolCallId", "outcome", "optionId", "decidedBy")
-	return v, nil
-}
-
-// UnmarshalJSON decodes PermissionResolvedEvent strictly: required fields, types, consts are checked.
-func (v *PermissionResolvedEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodePermissionResolvedEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v PermissionResolvedEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "permissionResolved")
-	w.field("toolCallId", v.ToolCallID)
-	w.field("outcome", v.Outcome)
-	if v.OptionID != nil {
-		w.field("optionId", v.OptionID)
-	}
-	w.field("decidedBy", v.DecidedBy)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// StderrEvent: A line the agent wrote to its stderr.
-// Its `type` is fixed and written by MarshalJSON.
-type StderrEvent struct {
-	Text string `json:"text"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "stderr".
-func (StderrEvent) Type() string { return "stderr" }
-
-func (StderrEvent) isAgentEvent() {}
-
-func decodeStderrEvent(raw json.RawMessage) (StderrEvent, error) {
-	m, err := objectOf(raw, "StderrEvent")
-	if err != nil {
-		return StderrEvent{}, err
-	}
-	return decodeStderrEventFields(m)
-}
-
-func decodeStderrEventFields(m map[string]json.RawMessage) (StderrEvent, error) {
-	var v StderrEvent
-	var err error
-	if err := checkConstString(m, "StderrEvent", "type", "stderr"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["text"]; ok {
-		if v.Text, err = decString(raw); err != nil {
-			return v, fieldError("StderrEvent", "text", err)
-		}
-	} else {
-		return v, missingField("StderrEvent", "text")
-	}
-	v.Extra = extraFields(m, "type", "text")
-	return v, nil
-}
-
-// UnmarshalJSON decodes StderrEvent strictly: required fields, types, consts are checked.
-func (v *StderrEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeStderrEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v StderrEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "stderr")
-	w.field("text", v.Text)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// RawEventSource: one of a fixed set of strings.
-type RawEventSource string
-
-const RawEventSourceAcp RawEventSource = "acp"
-const RawEventSourceRpc RawEventSource = "rpc"
-const RawEventSourceStdout RawEventSource = "stdout"
-const RawEventSourcePty RawEventSource = "pty"
-
-// Valid reports whether v is one of the values the schema lists.
-func (v RawEventSource) Valid() bool {
-	switch v {
-	case RawEventSourceAcp, RawEventSourceRpc, RawEventSourceStdout, RawEventSourcePty:
-		return true
-	}
-	return false
-}
-
-func decodeRawEventSource(raw json.RawMessage) (RawEventSource, error) {
-	s, err := decString(raw)
-	if err != nil {
-		return "", err
-	}
-	if !RawEventSource(s).Valid() {
-		return "", enumError("RawEventSource", s)
-	}
-	return RawEventSource(s), nil
-}
-
-// UnmarshalJSON accepts only the values the schema lists.
-func (v *RawEventSource) UnmarshalJSON(data []byte) error {
-	r, err := decodeRawEventSource(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// RawEvent: Something the agent sent that the lane could not map; nothing the agent says is
-// silently lost.
-// Its `type` is fixed and written by MarshalJSON.
-type RawEvent struct {
-	Source RawEventSource `json:"source"`
-
-	Payload JsonValue `json:"payload"`
-
-	// Fields this client does not know, kept as received and written back by MarshalJSON.
-	Extra map[string]json.RawMessage `json:"-"`
-}
-
-// Type is always "raw".
-func (RawEvent) Type() string { return "raw" }
-
-func (RawEvent) isAgentEvent() {}
-
-func decodeRawEvent(raw json.RawMessage) (RawEvent, error) {
-	m, err := objectOf(raw, "RawEvent")
-	if err != nil {
-		return RawEvent{}, err
-	}
-	return decodeRawEventFields(m)
-}
-
-func decodeRawEventFields(m map[string]json.RawMessage) (RawEvent, error) {
-	var v RawEvent
-	var err error
-	if err := checkConstString(m, "RawEvent", "type", "raw"); err != nil {
-		return v, err
-	}
-	if raw, ok := m["source"]; ok {
-		if v.Source, err = decodeRawEventSource(raw); err != nil {
-			return v, fieldError("RawEvent", "source", err)
-		}
-	} else {
-		return v, missingField("RawEvent", "source")
-	}
-	if raw, ok := m["payload"]; ok {
-		if v.Payload, err = decodeJsonValue(raw); err != nil {
-			return v, fieldError("RawEvent", "payload", err)
-		}
-	} else {
-		return v, missingField("RawEvent", "payload")
-	}
-	v.Extra = extraFields(m, "type", "source", "payload")
-	return v, nil
-}
-
-// UnmarshalJSON decodes RawEvent strictly: required fields, types, consts are checked.
-func (v *RawEvent) UnmarshalJSON(data []byte) error {
-	r, err := decodeRawEvent(data)
-	if err != nil {
-		return err
-	}
-	*v = r
-	return nil
-}
-
-// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
-func (v RawEvent) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.field("type", "raw")
-	w.field("source", v.Source)
-	w.field("payload", v.Payload)
-	w.extra(v.Extra)
-	return w.bytes()
-}
-
-// AgentEvent: One thing the agent did or said. Internally tagged by `type`. Hosts must ignore
-// event types they do not know.
-// One of MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent,
-// ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent,
-// PermissionResolvedEvent, StderrEvent, RawEvent, or UnknownAgentEvent for a `type` this client
-// does not know. Switch on the concrete type.
-type AgentEvent interface {
-	// Type is the `type` tag.
-	Type() string
-	isAgentEvent()
-}
-
-// UnknownAgentEvent is a AgentEvent whose `type` this client does not know; Raw is the object as received.
-type UnknownAgentEvent struct {
-	Tag string
-
-	Raw json.RawMessage
-}
-
-// Type is the tag as received.
-func (v UnknownAgentEvent) Type() string { return v.Tag }
-
-func (UnknownAgentEvent) isAgentEvent() {}
-
-// MarshalJSON writes the object as it was received.
-func (v UnknownAgentEvent) MarshalJSON() ([]byte, error) { return v.Raw, nil }
-
-func decodeAgentEvent(raw json.RawMessage) (AgentEvent, error) {
-	m, err := objectOf(raw, "AgentEvent")
-	if err != nil {
-		return nil, err
-	}
-	tag, err := tagOf(m, "AgentEvent", "type")
-	if err != nil {
-		return nil, err
-	}
-	switch tag {
-	case "messageChunk":
-		v, err := decodeMessageChunkEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "thoughtChunk":
-		v, err := decodeThoughtChunkEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "userMessageChunk":
-		v, err := decodeUserMessageChunkEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "toolCall":
-		v, err := decodeToolCallEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "toolCallUpdate":
-		v, err := decodeToolCallUpdateEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "plan":
-		v, err := decodePlanEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "usage":
-		v, err := decodeUsageEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "modeChanged":
-		v, err := decodeModeChangedEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "sessionInfo":
-		v, err := decodeSessionInfoEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "permissionResolved":
-		v, err := decodePermissionResolvedEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "stderr":
-		v, err := decodeStderrEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	case "raw":
-		v, err := decodeRawEventFields(m)
-		if err != nil {
-			return nil, err
-		}
-		return v, nil
-	}
-	return UnknownAgentEvent{Tag: tag, Raw: append(json.RawMessage(nil), raw...)}, nil
-}
-
-// DecodeAgentEvent decodes one AgentEvent from JSON (a union has no UnmarshalJSON of its own).
-func DecodeAgentEvent(data []byte) (AgentEvent, error) {
-	return decodeAgentEvent(data)
-}
-
 // PermissionOptionKind: What choosing the option means.
 type PermissionOptionKind string
 
@@ -5205,12 +5337,85 @@ func (v AgentsListParams) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// SessionHistoryParams: Params of `session/history`: The session's journal: the events already
+// sent, by their `seq` (protocol 1.2).
+type SessionHistoryParams struct {
+	SessionID SessionId `json:"sessionId"`
+
+	// Return events with `seq` greater than this. Default 0 (from the oldest kept).
+	AfterSeq *int64 `json:"afterSeq,omitempty"`
+
+	// Most events to return. Default 10000.
+	Limit *int64 `json:"limit,omitempty"`
+}
+
+func decodeSessionHistoryParams(raw json.RawMessage) (SessionHistoryParams, error) {
+	m, err := objectOf(raw, "SessionHistoryParams")
+	if err != nil {
+		return SessionHistoryParams{}, err
+	}
+	return decodeSessionHistoryParamsFields(m)
+}
+
+func decodeSessionHistoryParamsFields(m map[string]json.RawMessage) (SessionHistoryParams, error) {
+	var v SessionHistoryParams
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("SessionHistoryParams", "sessionId", err)
+		}
+	} else {
+		return v, missingField("SessionHistoryParams", "sessionId")
+	}
+	if raw, ok := m["afterSeq"]; ok {
+		if v.AfterSeq, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("SessionHistoryParams", "afterSeq", err)
+		}
+	}
+	if raw, ok := m["limit"]; ok {
+		if v.Limit, err = ptrOf(decIntRange(1, 10000))(raw); err != nil {
+			return v, fieldError("SessionHistoryParams", "limit", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionHistoryParams", "sessionId", "afterSeq", "limit"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionHistoryParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionHistoryParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionHistoryParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionHistoryParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	if v.AfterSeq != nil {
+		w.field("afterSeq", v.AfterSeq)
+	}
+	if v.Limit != nil {
+		w.field("limit", v.Limit)
+	}
+	return w.bytes()
+}
+
 // SessionEventParams: Params of `session/event`: Something the agent did or said, streamed to the
 // host.
 type SessionEventParams struct {
 	SessionID SessionId `json:"sessionId"`
 
 	Event AgentEvent `json:"event"`
+
+	// R-SEQ-1 (protocol 1.2): the event's number within its session, from 1, with no gaps, in the
+	// order sent. `session/history` returns events by it. Sidecars before 1.2 do not send it.
+	Seq EventSeq `json:"seq"`
 
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5241,7 +5446,14 @@ func decodeSessionEventParamsFields(m map[string]json.RawMessage) (SessionEventP
 	} else {
 		return v, missingField("SessionEventParams", "event")
 	}
-	v.Extra = extraFields(m, "sessionId", "event")
+	if raw, ok := m["seq"]; ok {
+		if v.Seq, err = decodeEventSeq(raw); err != nil {
+			return v, fieldError("SessionEventParams", "seq", err)
+		}
+	} else {
+		return v, missingField("SessionEventParams", "seq")
+	}
+	v.Extra = extraFields(m, "sessionId", "event", "seq")
 	return v, nil
 }
 
@@ -5260,6 +5472,7 @@ func (v SessionEventParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("sessionId", v.SessionID)
 	w.field("event", v.Event)
+	w.field("seq", v.Seq)
 	w.extra(v.Extra)
 	return w.bytes()
 }
@@ -5381,6 +5594,12 @@ func (v PermissionRequest) MarshalJSON() ([]byte, error) {
 // DecodeByTypeName decodes data as the schema type called name (e.g. "AgentEvent").
 func DecodeByTypeName(name string, data []byte) (any, error) {
 	switch name {
+	case "EventSeq":
+		return decodeEventSeq(data)
+	case "HistoryEntry":
+		return decodeHistoryEntry(data)
+	case "HistoryResult":
+		return decodeHistoryResult(data)
 	case "SessionId":
 		return decodeSessionId(data)
 	case "JsonValue":
@@ -5531,6 +5750,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeSessionCloseParams(data)
 	case "AgentsListParams":
 		return decodeAgentsListParams(data)
+	case "SessionHistoryParams":
+		return decodeSessionHistoryParams(data)
 	case "SessionEventParams":
 		return decodeSessionEventParams(data)
 	case "PermissionRequest":

@@ -49,6 +49,12 @@ export abstract class HostMethods {
   agentsList(params: T.AgentsListParams = {}, opts?: CallOptions): Promise<T.AgentsListResult> {
     return this.request("agents/list", params, opts) as Promise<T.AgentsListResult>;
   }
+
+  /** `session/history`: The session's journal: the events already sent, by their `seq` (protocol
+   * 1.2). */
+  sessionHistory(params: T.SessionHistoryParams, opts?: CallOptions): Promise<T.HistoryResult> {
+    return this.request("session/history", params, opts) as Promise<T.HistoryResult>;
+  }
 }
 
 /** Receives every message the sidecar sends; a new one in the schema makes the client's router fail to type-check until it is handled. */

@@ -14,6 +14,7 @@ export const paramsValidators: { readonly [K in MethodName]: Validator<ParamsOf<
   "session/cancel": V.validateSessionCancelParams,
   "session/close": V.validateSessionCloseParams,
   "agents/list": V.validateAgentsListParams,
+  "session/history": V.validateSessionHistoryParams,
   "session/event": V.validateSessionEventParams,
   "permission/request": V.validatePermissionRequest,
 };
@@ -29,5 +30,6 @@ export const resultValidators: { readonly [K in WithResult]: Validator<ResultOf<
   "session/cancel": V.validateEmptyResult,
   "session/close": V.validateSessionCloseResult,
   "agents/list": V.validateAgentsListResult,
+  "session/history": V.validateHistoryResult,
   "permission/request": V.validatePermissionResponse,
 };

@@ -59,6 +59,13 @@ export interface MethodTable {
     direction: "hostToSidecar";
     notification: false;
   };
+  /** The session's journal: the events already sent, by their `seq` (protocol 1.2). */
+  "session/history": {
+    params: T.SessionHistoryParams;
+    result: T.HistoryResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
   /** Something the agent did or said, streamed to the host. */
   "session/event": {
     params: T.SessionEventParams;
@@ -160,6 +167,15 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     resultType: "AgentsListResult",
     experimental: false,
     errorStage: "open",
+    endsEventStream: false,
+  },
+  "session/history": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "SessionHistoryParams",
+    resultType: "HistoryResult",
+    experimental: false,
+    errorStage: "transport",
     endsEventStream: false,
   },
   "session/event": {

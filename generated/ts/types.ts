@@ -2,13 +2,47 @@
 // Regenerate with: npm run codegen
 
 /**
- * The sidecar's own session id: unique for the sidecar's lifetime, never reused.
+ * An event's number within its session: from 1, no gaps, in the order sent (R-SEQ-1).
  */
-export type SessionId = string;
+export type EventSeq = number;
+/**
+ * One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they do not know.
+ */
+export type AgentEvent =
+  | MessageChunkEvent
+  | ThoughtChunkEvent
+  | UserMessageChunkEvent
+  | ToolCallEvent
+  | ToolCallUpdateEvent
+  | PlanEvent
+  | UsageEvent
+  | ModeChangedEvent
+  | SessionInfoEvent
+  | PermissionResolvedEvent
+  | StderrEvent
+  | RawEvent;
+/**
+ * What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know as `other`.
+ */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
+/**
+ * Where a tool call is.
+ */
+export type ToolCallStatus = "pending" | "inProgress" | "completed" | "failed";
 /**
  * Any JSON value.
  */
 export type JsonValue = unknown;
+/**
+ * Token, context and cost figures as the agent reported them during the turn.
+ */
+export type UsageEvent = Usage & {
+  type: "usage";
+};
+/**
+ * The sidecar's own session id: unique for the sidecar's lifetime, never reused.
+ */
+export type SessionId = string;
 /**
  * Any JSON object.
  */
@@ -100,36 +134,6 @@ export type Lane = "acp" | "rpc" | "cli";
  */
 export type StopReason = "endTurn" | "maxTokens" | "maxTurnRequests" | "refusal" | "cancelled";
 /**
- * One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they do not know.
- */
-export type AgentEvent =
-  | MessageChunkEvent
-  | ThoughtChunkEvent
-  | UserMessageChunkEvent
-  | ToolCallEvent
-  | ToolCallUpdateEvent
-  | PlanEvent
-  | UsageEvent
-  | ModeChangedEvent
-  | SessionInfoEvent
-  | PermissionResolvedEvent
-  | StderrEvent
-  | RawEvent;
-/**
- * What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know as `other`.
- */
-export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "other";
-/**
- * Where a tool call is.
- */
-export type ToolCallStatus = "pending" | "inProgress" | "completed" | "failed";
-/**
- * Token, context and cost figures as the agent reported them during the turn.
- */
-export type UsageEvent = Usage & {
-  type: "usage";
-};
-/**
  * What choosing the option means.
  */
 export type PermissionOptionKind = "allowOnce" | "allowAlways" | "rejectOnce" | "rejectAlways";
@@ -170,6 +174,9 @@ export type ErrorCode =
 export type ErrorStage = "transport" | "open" | "spawn" | "initialize" | "prompt" | "cancel" | "close";
 
 export interface A4AaProtocolTypes {
+  EventSeq?: EventSeq;
+  HistoryEntry?: HistoryEntry;
+  HistoryResult?: HistoryResult;
   SessionId?: SessionId;
   JsonValue?: JsonValue;
   JsonObject?: JsonObject;
@@ -245,8 +252,152 @@ export interface A4AaProtocolTypes {
   SessionCancelParams?: SessionCancelParams;
   SessionCloseParams?: SessionCloseParams;
   AgentsListParams?: AgentsListParams;
+  SessionHistoryParams?: SessionHistoryParams;
   SessionEventParams?: SessionEventParams;
   PermissionRequest?: PermissionRequest;
+}
+/**
+ * One journaled event with its `seq`.
+ */
+export interface HistoryEntry {
+  seq: EventSeq;
+  event: AgentEvent;
+}
+/**
+ * A piece of the agent's reply.
+ */
+export interface MessageChunkEvent {
+  type: "messageChunk";
+  text: string;
+}
+/**
+ * A piece of the agent's visible reasoning.
+ */
+export interface ThoughtChunkEvent {
+  type: "thoughtChunk";
+  text: string;
+}
+/**
+ * A piece of a user message, replayed from history when a session is resumed.
+ */
+export interface UserMessageChunkEvent {
+  type: "userMessageChunk";
+  text: string;
+}
+/**
+ * The agent started (or announced) a tool call.
+ */
+export interface ToolCallEvent {
+  type: "toolCall";
+  toolCallId: string;
+  title: string;
+  kind: ToolKind;
+  status: ToolCallStatus;
+  /**
+   * Files the tool call touches.
+   */
+  locations?: ToolCallLocation[];
+  rawInput?: JsonValue;
+}
+/**
+ * A file a tool call touches.
+ */
+export interface ToolCallLocation {
+  path: string;
+  line?: number;
+}
+/**
+ * Progress or the result of a tool call; fields that did not change are absent.
+ */
+export interface ToolCallUpdateEvent {
+  type: "toolCallUpdate";
+  toolCallId: string;
+  status?: ToolCallStatus;
+  title?: string;
+  /**
+   * Text output and diff summaries.
+   */
+  contentTexts?: string[];
+  rawOutput?: JsonValue;
+}
+/**
+ * The agent's plan, whole each time.
+ */
+export interface PlanEvent {
+  type: "plan";
+  entries: PlanEntry[];
+}
+/**
+ * One step of the agent's plan.
+ */
+export interface PlanEntry {
+  content: string;
+  status: "pending" | "inProgress" | "completed";
+  priority?: "high" | "medium" | "low";
+}
+/**
+ * Token and cost figures. In `TurnOutcome` they are the turn's own, also where the agent reports running totals.
+ */
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+  totalTokens?: number;
+  contextUsedTokens?: number;
+  contextWindowTokens?: number;
+  costUsd?: number;
+}
+/**
+ * The agent switched its execution mode.
+ */
+export interface ModeChangedEvent {
+  type: "modeChanged";
+  modeId: string;
+}
+/**
+ * The agent told its session id or a title.
+ */
+export interface SessionInfoEvent {
+  type: "sessionInfo";
+  nativeSessionId?: string;
+  title?: string;
+}
+/**
+ * A permission request was decided, by the host or by the session's preset.
+ */
+export interface PermissionResolvedEvent {
+  type: "permissionResolved";
+  toolCallId: string;
+  outcome: "selected" | "cancelled";
+  /**
+   * The option chosen, when `outcome` is `selected`.
+   */
+  optionId?: string;
+  decidedBy: "host" | "policy";
+}
+/**
+ * A line the agent wrote to its stderr.
+ */
+export interface StderrEvent {
+  type: "stderr";
+  text: string;
+}
+/**
+ * Something the agent sent that the lane could not map; nothing the agent says is silently lost.
+ */
+export interface RawEvent {
+  type: "raw";
+  source: "acp" | "rpc" | "stdout" | "pty";
+  payload: JsonValue;
+}
+/**
+ * Result of `session/history`. `firstSeq` is the oldest `seq` the journal still holds (1 until anything was dropped; `lastSeq` + 1 when it holds nothing), `lastSeq` the newest sent (0 before the first event). The journal keeps at least the last 10,000 events or 64 MiB, whichever is smaller.
+ */
+export interface HistoryResult {
+  events: HistoryEntry[];
+  firstSeq: number;
+  lastSeq: number;
 }
 /**
  * The empty result `{}`.
@@ -587,134 +738,6 @@ export interface TurnOutcome {
   usage?: Usage;
 }
 /**
- * Token and cost figures. In `TurnOutcome` they are the turn's own, also where the agent reports running totals.
- */
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cachedInputTokens?: number;
-  reasoningTokens?: number;
-  totalTokens?: number;
-  contextUsedTokens?: number;
-  contextWindowTokens?: number;
-  costUsd?: number;
-}
-/**
- * A piece of the agent's reply.
- */
-export interface MessageChunkEvent {
-  type: "messageChunk";
-  text: string;
-}
-/**
- * A piece of the agent's visible reasoning.
- */
-export interface ThoughtChunkEvent {
-  type: "thoughtChunk";
-  text: string;
-}
-/**
- * A piece of a user message, replayed from history when a session is resumed.
- */
-export interface UserMessageChunkEvent {
-  type: "userMessageChunk";
-  text: string;
-}
-/**
- * The agent started (or announced) a tool call.
- */
-export interface ToolCallEvent {
-  type: "toolCall";
-  toolCallId: string;
-  title: string;
-  kind: ToolKind;
-  status: ToolCallStatus;
-  /**
-   * Files the tool call touches.
-   */
-  locations?: ToolCallLocation[];
-  rawInput?: JsonValue;
-}
-/**
- * A file a tool call touches.
- */
-export interface ToolCallLocation {
-  path: string;
-  line?: number;
-}
-/**
- * Progress or the result of a tool call; fields that did not change are absent.
- */
-export interface ToolCallUpdateEvent {
-  type: "toolCallUpdate";
-  toolCallId: string;
-  status?: ToolCallStatus;
-  title?: string;
-  /**
-   * Text output and diff summaries.
-   */
-  contentTexts?: string[];
-  rawOutput?: JsonValue;
-}
-/**
- * The agent's plan, whole each time.
- */
-export interface PlanEvent {
-  type: "plan";
-  entries: PlanEntry[];
-}
-/**
- * One step of the agent's plan.
- */
-export interface PlanEntry {
-  content: string;
-  status: "pending" | "inProgress" | "completed";
-  priority?: "high" | "medium" | "low";
-}
-/**
- * The agent switched its execution mode.
- */
-export interface ModeChangedEvent {
-  type: "modeChanged";
-  modeId: string;
-}
-/**
- * The agent told its session id or a title.
- */
-export interface SessionInfoEvent {
-  type: "sessionInfo";
-  nativeSessionId?: string;
-  title?: string;
-}
-/**
- * A permission request was decided, by the host or by the session's preset.
- */
-export interface PermissionResolvedEvent {
-  type: "permissionResolved";
-  toolCallId: string;
-  outcome: "selected" | "cancelled";
-  /**
-   * The option chosen, when `outcome` is `selected`.
-   */
-  optionId?: string;
-  decidedBy: "host" | "policy";
-}
-/**
- * A line the agent wrote to its stderr.
- */
-export interface StderrEvent {
-  type: "stderr";
-  text: string;
-}
-/**
- * Something the agent sent that the lane could not map; nothing the agent says is silently lost.
- */
-export interface RawEvent {
-  type: "raw";
-  source: "acp" | "rpc" | "stdout" | "pty";
-  payload: JsonValue;
-}
-/**
  * One choice of a permission request.
  */
 export interface PermissionOption {
@@ -821,11 +844,26 @@ export interface AgentsListParams {
   probe?: boolean;
 }
 /**
+ * Params of `session/history`: The session's journal: the events already sent, by their `seq` (protocol 1.2).
+ */
+export interface SessionHistoryParams {
+  sessionId: SessionId;
+  /**
+   * Return events with `seq` greater than this. Default 0 (from the oldest kept).
+   */
+  afterSeq?: number;
+  /**
+   * Most events to return. Default 10000.
+   */
+  limit?: number;
+}
+/**
  * Params of `session/event`: Something the agent did or said, streamed to the host.
  */
 export interface SessionEventParams {
   sessionId: SessionId;
   event: AgentEvent;
+  seq: EventSeq;
 }
 /**
  * Params of `permission/request`: The agent asks to use a tool; the host picks one of the options or cancels.

@@ -10,6 +10,9 @@ export interface Validator<D> {
   errors?: ErrorObject[] | null;
 }
 
+export declare const validateEventSeq: Validator<T.EventSeq>;
+export declare const validateHistoryEntry: Validator<T.HistoryEntry>;
+export declare const validateHistoryResult: Validator<T.HistoryResult>;
 export declare const validateSessionId: Validator<T.SessionId>;
 export declare const validateJsonValue: Validator<T.JsonValue>;
 export declare const validateJsonObject: Validator<T.JsonObject>;
@@ -85,5 +88,6 @@ export declare const validateSessionPromptParams: Validator<T.SessionPromptParam
 export declare const validateSessionCancelParams: Validator<T.SessionCancelParams>;
 export declare const validateSessionCloseParams: Validator<T.SessionCloseParams>;
 export declare const validateAgentsListParams: Validator<T.AgentsListParams>;
+export declare const validateSessionHistoryParams: Validator<T.SessionHistoryParams>;
 export declare const validateSessionEventParams: Validator<T.SessionEventParams>;
 export declare const validatePermissionRequest: Validator<T.PermissionRequest>;

@@ -7,6 +7,9 @@ Usage:
                              agent; 'a4aa run --help' for --agent, --spec and the rest)
   a4aa demo                  drive the bundled example agent through a real 'a4aa serve' and
                              print what happens (offline, no account needed)
+  a4aa replay FILE [--instant] [--strict]
+                             an agent program that plays a recorded transcript's agent
+                             side (use it as a spec's command; no model, no network)
   a4aa schema                print the a4aa.v1 OpenRPC document
   a4aa schema diff OLD NEW   judge the changes between two versions of the document
   a4aa agents [--json] [--probe]
@@ -22,7 +25,7 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--log-level LEVEL] [--registry FILE]...
+                  [--log-level LEVEL] [--registry FILE]... [--record DIR]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -39,6 +42,10 @@ Options:
                             before the turn is reported cancelled anyway (default 10000)
   --log-level LEVEL         error, warn (default), info or debug
   --registry FILE           add the agents of an ACP registry document (registry.json
-                            format) to the catalog; repeatable. A malformed file stops serve
+                            format) to the catalog; repeatable. A malformed file stops serve,
+                            naming the file and the field
+  --record DIR              write one transcript per session, DIR/<sessionId>.jsonl (mode
+                            0600, secrets redacted): both sides of the sidecar, for
+                            reading or for 'a4aa replay'
   --help                    print this help
 `;

@@ -19,6 +19,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "serve":
       return (await import("./serve-command.js")).serveCommand(rest);
+    case "replay":
+      return (await import("./replay-command.js")).replayCommand(rest);
     case "schema":
       return (await import("./schema-command.js")).schemaCommand(rest);
     case "agents":

@@ -1,8 +1,12 @@
 // `a4aa serve`: parse the flags, then run the server on stdin/stdout until shutdown.
 import { UsageError, parseArgs } from "./args.js";
 import { SERVE_HELP } from "./help.js";
-import { createLogger, isLogLevel } from "../log.js";
+import { accessSync, constants, mkdirSync } from "node:fs";
+import path from "node:path";
+import { createLogger, isLogLevel, type Logger } from "../log.js";
 import { runServer } from "../server/server.js";
+import { Recording } from "../journal/recorder.js";
+import { secrets } from "../journal/redact.js";
 import { SessionManager } from "../sessions/manager.js";
 import { packageVersion } from "../version.js";
 import { AgentCatalog } from "../catalog/catalog.js";
@@ -20,6 +24,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "cancel-grace": { value: true },
       "log-level": { value: true },
       registry: { value: true },
+      record: { value: true },
       help: {},
     },
     "a4aa serve --help",
@@ -41,7 +46,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   };
   const permissionTimeoutMs = ms("permission-timeout");
   const cancelGraceMs = ms("cancel-grace");
-  const logger = createLogger(level);
+  const logger = createLogger(level, undefined, secrets.redact);
+  const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const version = packageVersion();
@@ -61,6 +67,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     version,
     signals: ["SIGTERM", "SIGINT"],
     agents: { list: (probe) => catalog.list(probe) },
+    onHostLine: recording?.hostLine,
     createSessions: (host) =>
       new SessionManager({
         host,
@@ -71,7 +78,20 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         catalog,
         permissionTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
+        recording,
       }),
   });
   return code;
+}
+
+/** `--record DIR`: created if needed (mode 0700); it must be writable. */
+function openRecording(dir: string, logger: Logger): Recording {
+  const abs = path.resolve(dir);
+  try {
+    mkdirSync(abs, { recursive: true, mode: 0o700 });
+    accessSync(abs, constants.W_OK);
+  } catch (e) {
+    throw new UsageError(`--record ${JSON.stringify(dir)}: cannot write transcripts there (${(e as Error).message})`, "a4aa serve --help");
+  }
+  return new Recording(abs, logger);
 }

@@ -123,3 +123,14 @@ function plain(env: Record<string, string>): Record<string, string> {
   for (const [k, v] of Object.entries(env)) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   return out;
 }
+
+/**
+ * The literal values an open hands its agent, as `NAME → value` (spec `set` strings and
+ * open `env`): what R-REC-1 keeps out of transcripts and logs.
+ */
+export function envLiterals(input: Pick<EnvInput, "policy" | "sessionEnv">): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [name, value] of Object.entries(input.policy.set ?? {})) if (typeof value === "string") out.push([name, value]);
+  for (const [name, value] of Object.entries(input.sessionEnv ?? {})) if (typeof value === "string") out.push([name, value]);
+  return out;
+}

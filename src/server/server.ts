@@ -26,6 +26,8 @@ export interface ServerOptions {
   createSessions: (host: HostChannel) => SessionService;
   /** Answers `agents/list` (the agents catalog). */
   agents: { list(probe?: boolean): Promise<ResultOf<"agents/list">> };
+  /** Sees every line of the host link both ways (the recorder's host side). */
+  onHostLine?: (dir: "in" | "out", line: string) => void;
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
 }
@@ -42,6 +44,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     output: opts.output,
     maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     checkUtf8: true,
+    onLine: opts.onHostLine,
     onBadLine: (bad) => {
       const e = badLineError(bad);
       logger.warn(`bad line from the host: ${e.message}`);
@@ -80,7 +83,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   const host: HostChannel = {
     gate: peer.writer.gate,
-    event: (sessionId, event) => peer.notify("session/event", { sessionId, event }),
+    event: (sessionId, event, seq) => peer.notify("session/event", { sessionId, event, seq }),
     requestPermission: (request, signal) => peer.request("permission/request", request, { signal }),
   };
   const sessions = opts.createSessions(host);
@@ -93,6 +96,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     "session/cancel": (p) => sessions.cancel(p),
     "session/close": (p) => sessions.close(p),
     "agents/list": (p) => opts.agents.list(p.probe),
+    "session/history": (p) => sessions.history(p),
   };
 
   function dispatch(method: string, rawParams: unknown): unknown {

@@ -4,8 +4,8 @@ import type { AgentEvent, PermissionRequest } from "../../generated/ts/types.js"
 import type { FlowGate } from "../transport/ndjson-writer.js";
 
 export interface HostChannel {
-  /** Streams one `session/event` notification. */
-  event(sessionId: string, event: AgentEvent): void;
+  /** Streams one `session/event` notification; `seq` is its number in the session (R-SEQ-1). */
+  event(sessionId: string, event: AgentEvent, seq: number): void;
   /** Sends `permission/request`; resolves with the host's raw result (validated by the caller). */
   requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<unknown>;
   /** Closed while the host is not reading: agent readers pause on it. */

@@ -6,7 +6,9 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
 import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
-import { buildChildEnv } from "../env/policy.js";
+import { buildChildEnv, envLiterals } from "../env/policy.js";
+import type { Recording } from "../journal/recorder.js";
+import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
@@ -30,6 +32,8 @@ export interface SessionManagerOptions {
   timings?: Partial<SessionTimings>;
   /** The agents catalog that resolves `session/open {agent}` (default: the built-in one). */
   catalog?: AgentCatalog;
+  /** `--record DIR`: every session gets a transcript. */
+  recording?: Recording;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
@@ -71,6 +75,8 @@ export class SessionManager implements SessionService {
     }
     if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
 
+    // R-REC-1: the redactor learns every literal before anything about this open is logged.
+    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
     const env = buildChildEnv({
       policy: spec.command.env,
       sessionEnv: params.env,
@@ -85,6 +91,7 @@ export class SessionManager implements SessionService {
     driver.precheck(spec, options, params.resume);
 
     const id = `${this.idPrefix}-${++this.counter}`;
+    const transcript = this.o.recording?.open(id, spec, options);
     const session = new Session({
       id,
       host: this.o.host,
@@ -92,6 +99,7 @@ export class SessionManager implements SessionService {
       timings: this.timings,
       permission,
       permissionTimeoutMs: this.o.permissionTimeoutMs,
+      tap: transcript,
     });
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.
@@ -117,7 +125,10 @@ export class SessionManager implements SessionService {
         ...(shown ? { spec: shown } : {}),
       };
     } catch (e) {
-      if (session.state === "opening" || session.state === "closed") this.sessions.delete(id);
+      if (session.state === "opening" || session.state === "closed") {
+        this.sessions.delete(id);
+        this.o.recording?.close(id);
+      }
       throw e;
     }
   }
@@ -125,6 +136,12 @@ export class SessionManager implements SessionService {
   async prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
     const s = this.get(params.sessionId, "prompt");
     return s.prompt({ text: params.text, model: params.model, effort: params.effort });
+  }
+
+  history(params: ParamsOf<"session/history">): ResultOf<"session/history"> {
+    const s = this.sessions.get(params.sessionId);
+    if (!s) throw errors.unknownSession(params.sessionId, "transport");
+    return s.journal.history(params.afterSeq, params.limit);
   }
 
   async cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">> {
@@ -144,6 +161,7 @@ export class SessionManager implements SessionService {
     }
     const processes = await s.close();
     this.sessions.delete(s.id);
+    this.o.recording?.close(s.id);
     return { processes };
   }
 
@@ -153,6 +171,7 @@ export class SessionManager implements SessionService {
       all.map(async (s) => {
         await s.close();
         this.sessions.delete(s.id);
+        this.o.recording?.close(s.id);
       }),
     );
     let clean = true;

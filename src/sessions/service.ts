@@ -7,6 +7,7 @@ export interface SessionService {
   open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">>;
   prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">>;
   cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">>;
+  history(params: ParamsOf<"session/history">): ResultOf<"session/history"> | Promise<ResultOf<"session/history">>;
   close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">>;
   /** Closes every session; resolves false when any cleanup failed. */
   closeAll(): Promise<boolean>;

@@ -4,6 +4,8 @@
 // the opening and ends the turn, then the process tree, before it answers.
 import type { AgentEvent, AgentSpec, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
+import { Journal } from "../journal/journal.js";
+import { withProcessTap, type ProcessTap } from "../supervise/taps.js";
 import type { Logger } from "../log.js";
 import { countCleanup, type AnyLaneDriver, type LaneContext, type LaneSession, type PermissionAsk, type PermissionDecision, type TurnInput } from "../lanes/lane.js";
 import { appendBounded } from "./bounded-text.js";
@@ -37,6 +39,8 @@ export interface SessionOptions {
   permission: PermissionPreset;
   /** --permission-timeout. */
   permissionTimeoutMs?: number;
+  /** Sees every process the session's lane starts (the recorder's agent side). */
+  tap?: ProcessTap;
 }
 
 /** What a lane is handed besides what the session itself provides. */
@@ -53,6 +57,8 @@ export class Session {
   private readonly logger: Logger;
   private turn: Turn | null = null;
   private closing: Promise<ProcessCounts> | null = null;
+  /** R-SEQ-1: seq is assigned here, where events are already in order, and nowhere else. */
+  readonly journal = new Journal();
 
   constructor(private readonly o: SessionOptions) {
     this.id = o.id;
@@ -87,7 +93,7 @@ export class Session {
       signal: this.lifetime.signal,
     };
     // The lane is recorded as soon as it exists, so a close waiting for the opening ends it.
-    this.opening = driver.open(ctx).then((lane) => (this.lane = lane));
+    this.opening = withProcessTap(this.o.tap, () => driver.open(ctx)).then((lane) => (this.lane = lane));
     const lane = await this.opening;
     if (this.closingStarted) {
       // The sidecar began shutting down while the agent was starting.
@@ -102,7 +108,7 @@ export class Session {
   private readonly emit = (event: AgentEvent): void => {
     if (this.state === "closed") return;
     if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text = appendBounded(this.turn.text, event.text);
-    this.o.host.event(this.id, event);
+    this.o.host.event(this.id, event, this.journal.append(event));
   };
 
   private readonly askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
@@ -153,7 +159,7 @@ export class Session {
       done: result.then(() => undefined),
     };
     this.turn = turn;
-    lane.prompt(input).then(
+    withProcessTap(this.o.tap, () => lane.prompt(input)).then(
       (outcome) => {
         const o: TurnOutcome = turn.cancelled ? { ...outcome, stopReason: "cancelled" } : outcome;
         if (o.text === undefined) o.text = turn.text;

@@ -4,6 +4,7 @@ import { PipeProcess } from "./pipe-process.js";
 import { PtyProcess } from "./pty-process.js";
 import { resolveProgram } from "./resolve-program.js";
 import { newCookie } from "./cookie.js";
+import { tapStarted } from "./taps.js";
 
 export interface ProcessCommand {
   program: string;
@@ -17,12 +18,14 @@ export interface ProcessCommand {
 
 export function startPipe(cmd: ProcessCommand): Promise<PipeProcess> {
   const file = resolveProgram(cmd.program, cmd.env, cmd.cwd);
-  return PipeProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, argv0: cmd.program, cookie: newCookie() });
+  return PipeProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, argv0: cmd.program, cookie: newCookie() }).then((p) => tapStarted(p, cmd));
 }
 
 export function startPty(cmd: ProcessCommand & { cols: number; rows: number }): Promise<PtyProcess> {
   const file = resolveProgram(cmd.program, cmd.env, cmd.cwd);
-  return PtyProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, cols: cmd.cols, rows: cmd.rows, cookie: newCookie() });
+  return PtyProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, cols: cmd.cols, rows: cmd.rows, cookie: newCookie() }).then((p) =>
+    tapStarted(p, cmd),
+  );
 }
 
 export { PipeProcess, PtyProcess };

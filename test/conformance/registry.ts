@@ -67,6 +67,8 @@ export const REQUIREMENTS: Requirement[] = [
   R("R-HOSTILE-2", "mandatory", "a4aa.v1 §14", "What an agent can make the sidecar hold is bounded and stated: TurnOutcome.text (cut with a marker, events still flow), stderr events, fs/read_text_file results, terminal output (outputByteLimit validated); peak memory stays under the bounds."),
   R("R-HOSTILE-3", "mandatory", "a4aa.v1 §14", "fs/* confinement holds while the agent swaps directories and symlinks concurrently; FIFOs, devices and sockets are refused; one session's file work never stalls another's."),
   R("R-HOSTILE-5", "mandatory", "a4aa.v1 §14", "On the acp and rpc lanes, stdout EOF of the agent ends its turn with agent_exited and stops the agent."),
+  R("R-SEQ-1", "mandatory", "a4aa.v1 §12", "Every session/event carries seq: per session, from 1, no gaps, in the order sent; session/history returns the journal by seq (protocol 1.2)."),
+  R("R-REC-1", "mandatory", "a4aa.v1 §12", "With --record DIR, no env literal of the spec's set or the open's env reaches a transcript or a log line (protocol 1.2)."),
   R("R-LOG-1", "advisory", "a4aa.v1 §9", "Logs go to stderr only, one line each, with the session id where there is one (--log-level debug)."),
   // lanes.md
   R("R-LANE-1", "mandatory", "lanes.md (general)", "Every lane drains the agent's stderr and forwards each line as a stderr event while a turn runs."),

@@ -74,6 +74,8 @@ const CASES: [string, string, string, string][] = [
   ["no-guard", "R-SUP-4,R-CORE-1", "R-SUP-4", "R-CORE-1"],
   ["no-cookie", "R-SUP-5/daemon-close,R-CORE-1", "R-SUP-5", "R-CORE-1"],
   ["zero-counts", "R-SUP-6,R-SUP-1/close-ends-tree", "R-SUP-6", "R-SUP-1"],
+  ["seq-gaps", "R-SEQ-1,R-CORE-1", "R-SEQ-1", "R-CORE-1"],
+  ["leak-record", "R-REC-1,R-CORE-1", "R-REC-1", "R-CORE-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

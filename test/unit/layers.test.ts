@@ -18,7 +18,9 @@ const ALLOWED: Record<string, string[]> = {
   lanes: ["supervise", "env", "transport", "errors", "log", "generated"],
   // The agents catalog (1.2): agent id → AgentSpec, installed programs, --version probes.
   catalog: ["supervise", "env", "errors", "log", "generated", "version"],
-  sessions: ["lanes", "catalog", "env", "transport", "errors", "log", "generated"],
+  sessions: ["lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  journal: ["supervise", "errors", "log", "generated"],
+  replay: ["journal", "errors", "log", "generated"],
   server: ["sessions", "transport", "errors", "log", "generated"],
   examples: ["transport", "errors", "log", "generated"],
   // The schema tooling ships with the command line but never imports it; it reads the one

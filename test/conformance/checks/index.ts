@@ -8,5 +8,6 @@ import { lifecycleChecks } from "./lifecycle.js";
 import { supervisionChecks } from "./supervision.js";
 import { acpChecks, cliChecks, rpcChecks } from "./lanes.js";
 import { hostileChecks } from "./hostile.js";
+import { journalChecks } from "./journal.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks];

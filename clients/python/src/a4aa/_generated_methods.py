@@ -104,6 +104,21 @@ class HostMethods(abc.ABC):
         raw = self._request("agents/list", params.to_json(), timeout)
         return p.AgentsListResult.from_json(raw, "AgentsListResult")
 
+    def session_history(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        limit: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.HistoryResult:
+        """`session/history`: The session's journal: the events already sent, by their `seq` (protocol
+        1.2).
+        """
+        params = p.SessionHistoryParams(session_id=session_id, after_seq=after_seq, limit=limit)
+        raw = self._request("session/history", params.to_json(), timeout)
+        return p.HistoryResult.from_json(raw, "HistoryResult")
+
 
 class AsyncHostMethods(abc.ABC):
     """HostMethods for asyncio: the same calls, each a coroutine."""
@@ -194,6 +209,21 @@ class AsyncHostMethods(abc.ABC):
         params = p.AgentsListParams(probe=probe)
         raw = await self._request("agents/list", params.to_json(), timeout)
         return p.AgentsListResult.from_json(raw, "AgentsListResult")
+
+    async def session_history(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        limit: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.HistoryResult:
+        """`session/history`: The session's journal: the events already sent, by their `seq` (protocol
+        1.2).
+        """
+        params = p.SessionHistoryParams(session_id=session_id, after_seq=after_seq, limit=limit)
+        raw = await self._request("session/history", params.to_json(), timeout)
+        return p.HistoryResult.from_json(raw, "HistoryResult")
 
 
 # Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).

@@ -14,12 +14,32 @@ from ._codec import UNSET, Unset
 PROTOCOL = "a4aa.v1"
 SCHEMA_VERSION = "1.2.0"
 
-SessionId = str
-"""The sidecar's own session id: unique for the sidecar's lifetime, never reused."""
+EventSeq = int
+"""An event's number within its session: from 1, no gaps, in the order sent (R-SEQ-1)."""
 
 
-def _decode_SessionId(v: Any, path: str = "SessionId") -> SessionId:
-    return _c.string_min(1)(v, path)
+def _decode_EventSeq(v: Any, path: str = "EventSeq") -> EventSeq:
+    return _c.integer_range(1, None)(v, path)
+
+
+ToolKind = Union[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"], str]
+"""What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know
+as `other`.
+"""
+_ToolKind_VALUES: FrozenSet[str] = frozenset(get_args(Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]))
+
+
+def _decode_ToolKind(v: Any, path: str = "ToolKind") -> ToolKind:
+    return _c.STRING(v, path)
+
+
+ToolCallStatus = Literal["pending", "inProgress", "completed", "failed"]
+"""Where a tool call is."""
+_ToolCallStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed", "failed"]))
+
+
+def _decode_ToolCallStatus(v: Any, path: str = "ToolCallStatus") -> ToolCallStatus:
+    return cast(ToolCallStatus, _c.enum(v, path, _ToolCallStatus_VALUES))
 
 
 JsonValue = Any
@@ -28,6 +48,54 @@ JsonValue = Any
 
 def _decode_JsonValue(v: Any, path: str = "JsonValue") -> JsonValue:
     return _c.ANY(v, path)
+
+
+PlanEntryStatus = Literal["pending", "inProgress", "completed"]
+_PlanEntryStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed"]))
+
+
+def _decode_PlanEntryStatus(v: Any, path: str = "PlanEntryStatus") -> PlanEntryStatus:
+    return cast(PlanEntryStatus, _c.enum(v, path, _PlanEntryStatus_VALUES))
+
+
+PlanEntryPriority = Literal["high", "medium", "low"]
+_PlanEntryPriority_VALUES: FrozenSet[str] = frozenset(get_args(Literal["high", "medium", "low"]))
+
+
+def _decode_PlanEntryPriority(v: Any, path: str = "PlanEntryPriority") -> PlanEntryPriority:
+    return cast(PlanEntryPriority, _c.enum(v, path, _PlanEntryPriority_VALUES))
+
+
+PermissionResolvedEventOutcome = Literal["selected", "cancelled"]
+_PermissionResolvedEventOutcome_VALUES: FrozenSet[str] = frozenset(get_args(Literal["selected", "cancelled"]))
+
+
+def _decode_PermissionResolvedEventOutcome(v: Any, path: str = "PermissionResolvedEventOutcome") -> PermissionResolvedEventOutcome:
+    return cast(PermissionResolvedEventOutcome, _c.enum(v, path, _PermissionResolvedEventOutcome_VALUES))
+
+
+PermissionResolvedEventDecidedBy = Literal["host", "policy"]
+_PermissionResolvedEventDecidedBy_VALUES: FrozenSet[str] = frozenset(get_args(Literal["host", "policy"]))
+
+
+def _decode_PermissionResolvedEventDecidedBy(v: Any, path: str = "PermissionResolvedEventDecidedBy") -> PermissionResolvedEventDecidedBy:
+    return cast(PermissionResolvedEventDecidedBy, _c.enum(v, path, _PermissionResolvedEventDecidedBy_VALUES))
+
+
+RawEventSource = Literal["acp", "rpc", "stdout", "pty"]
+_RawEventSource_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "stdout", "pty"]))
+
+
+def _decode_RawEventSource(v: Any, path: str = "RawEventSource") -> RawEventSource:
+    return cast(RawEventSource, _c.enum(v, path, _RawEventSource_VALUES))
+
+
+SessionId = str
+"""The sidecar's own session id: unique for the sidecar's lifetime, never reused."""
+
+
+def _decode_SessionId(v: Any, path: str = "SessionId") -> SessionId:
+    return _c.string_min(1)(v, path)
 
 
 JsonObject = Dict[str, Any]
@@ -142,66 +210,6 @@ def _decode_StopReason(v: Any, path: str = "StopReason") -> StopReason:
     return _c.STRING(v, path)
 
 
-ToolKind = Union[Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"], str]
-"""What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know
-as `other`.
-"""
-_ToolKind_VALUES: FrozenSet[str] = frozenset(get_args(Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]))
-
-
-def _decode_ToolKind(v: Any, path: str = "ToolKind") -> ToolKind:
-    return _c.STRING(v, path)
-
-
-ToolCallStatus = Literal["pending", "inProgress", "completed", "failed"]
-"""Where a tool call is."""
-_ToolCallStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed", "failed"]))
-
-
-def _decode_ToolCallStatus(v: Any, path: str = "ToolCallStatus") -> ToolCallStatus:
-    return cast(ToolCallStatus, _c.enum(v, path, _ToolCallStatus_VALUES))
-
-
-PlanEntryStatus = Literal["pending", "inProgress", "completed"]
-_PlanEntryStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["pending", "inProgress", "completed"]))
-
-
-def _decode_PlanEntryStatus(v: Any, path: str = "PlanEntryStatus") -> PlanEntryStatus:
-    return cast(PlanEntryStatus, _c.enum(v, path, _PlanEntryStatus_VALUES))
-
-
-PlanEntryPriority = Literal["high", "medium", "low"]
-_PlanEntryPriority_VALUES: FrozenSet[str] = frozenset(get_args(Literal["high", "medium", "low"]))
-
-
-def _decode_PlanEntryPriority(v: Any, path: str = "PlanEntryPriority") -> PlanEntryPriority:
-    return cast(PlanEntryPriority, _c.enum(v, path, _PlanEntryPriority_VALUES))
-
-
-PermissionResolvedEventOutcome = Literal["selected", "cancelled"]
-_PermissionResolvedEventOutcome_VALUES: FrozenSet[str] = frozenset(get_args(Literal["selected", "cancelled"]))
-
-
-def _decode_PermissionResolvedEventOutcome(v: Any, path: str = "PermissionResolvedEventOutcome") -> PermissionResolvedEventOutcome:
-    return cast(PermissionResolvedEventOutcome, _c.enum(v, path, _PermissionResolvedEventOutcome_VALUES))
-
-
-PermissionResolvedEventDecidedBy = Literal["host", "policy"]
-_PermissionResolvedEventDecidedBy_VALUES: FrozenSet[str] = frozenset(get_args(Literal["host", "policy"]))
-
-
-def _decode_PermissionResolvedEventDecidedBy(v: Any, path: str = "PermissionResolvedEventDecidedBy") -> PermissionResolvedEventDecidedBy:
-    return cast(PermissionResolvedEventDecidedBy, _c.enum(v, path, _PermissionResolvedEventDecidedBy_VALUES))
-
-
-RawEventSource = Literal["acp", "rpc", "stdout", "pty"]
-_RawEventSource_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "stdout", "pty"]))
-
-
-def _decode_RawEventSource(v: Any, path: str = "RawEventSource") -> RawEventSource:
-    return cast(RawEventSource, _c.enum(v, path, _RawEventSource_VALUES))
-
-
 PermissionOptionKind = Literal["allowOnce", "allowAlways", "rejectOnce", "rejectAlways"]
 """What choosing the option means."""
 _PermissionOptionKind_VALUES: FrozenSet[str] = frozenset(get_args(Literal["allowOnce", "allowAlways", "rejectOnce", "rejectAlways"]))
@@ -233,6 +241,639 @@ _ErrorStage_VALUES: FrozenSet[str] = frozenset(get_args(Literal["transport", "op
 def _decode_ErrorStage(v: Any, path: str = "ErrorStage") -> ErrorStage:
     return cast(ErrorStage, _c.enum(v, path, _ErrorStage_VALUES))
 
+
+
+@dataclass(kw_only=True)
+class MessageChunkEvent:
+    """A piece of the agent's reply."""
+    type: ClassVar[Literal["messageChunk"]] = "messageChunk"
+    text: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "messageChunk"
+        out["text"] = _c.encode(self.text)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "MessageChunkEvent") -> MessageChunkEvent:
+        """Decodes and checks one MessageChunkEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> MessageChunkEvent:
+        _c.const(d, "type", "messageChunk", path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+            extra=_c.extra(d, _MessageChunkEvent_FIELDS),
+        )
+
+
+_MessageChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
+
+
+@dataclass(kw_only=True)
+class ThoughtChunkEvent:
+    """A piece of the agent's visible reasoning."""
+    type: ClassVar[Literal["thoughtChunk"]] = "thoughtChunk"
+    text: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "thoughtChunk"
+        out["text"] = _c.encode(self.text)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ThoughtChunkEvent") -> ThoughtChunkEvent:
+        """Decodes and checks one ThoughtChunkEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ThoughtChunkEvent:
+        _c.const(d, "type", "thoughtChunk", path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+            extra=_c.extra(d, _ThoughtChunkEvent_FIELDS),
+        )
+
+
+_ThoughtChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
+
+
+@dataclass(kw_only=True)
+class UserMessageChunkEvent:
+    """A piece of a user message, replayed from history when a session is resumed."""
+    type: ClassVar[Literal["userMessageChunk"]] = "userMessageChunk"
+    text: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "userMessageChunk"
+        out["text"] = _c.encode(self.text)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "UserMessageChunkEvent") -> UserMessageChunkEvent:
+        """Decodes and checks one UserMessageChunkEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> UserMessageChunkEvent:
+        _c.const(d, "type", "userMessageChunk", path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+            extra=_c.extra(d, _UserMessageChunkEvent_FIELDS),
+        )
+
+
+_UserMessageChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
+
+
+@dataclass(kw_only=True)
+class ToolCallLocation:
+    """A file a tool call touches."""
+    path: str
+    line: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["path"] = _c.encode(self.path)
+        if self.line is not None:
+            out["line"] = _c.encode(self.line)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ToolCallLocation") -> ToolCallLocation:
+        """Decodes and checks one ToolCallLocation; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallLocation:
+        return cls(
+            path=_c.required(d, "path", path, _c.STRING),
+            line=_c.optional(d, "line", path, _c.integer_range(0, None), None),
+            extra=_c.extra(d, _ToolCallLocation_FIELDS),
+        )
+
+
+_ToolCallLocation_FIELDS: FrozenSet[str] = frozenset({"path", "line"})
+
+
+@dataclass(kw_only=True)
+class ToolCallEvent:
+    """The agent started (or announced) a tool call."""
+    type: ClassVar[Literal["toolCall"]] = "toolCall"
+    tool_call_id: str
+    title: str
+    kind: ToolKind
+    status: ToolCallStatus
+    locations: Optional[List[ToolCallLocation]] = None
+    """Files the tool call touches."""
+    raw_input: Union[JsonValue, Unset] = UNSET
+    """The tool's input as the agent sent it."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "toolCall"
+        out["toolCallId"] = _c.encode(self.tool_call_id)
+        out["title"] = _c.encode(self.title)
+        out["kind"] = _c.encode(self.kind)
+        out["status"] = _c.encode(self.status)
+        if self.locations is not None:
+            out["locations"] = _c.encode(self.locations)
+        if self.raw_input is not UNSET:
+            out["rawInput"] = _c.encode(self.raw_input)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ToolCallEvent") -> ToolCallEvent:
+        """Decodes and checks one ToolCallEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallEvent:
+        _c.const(d, "type", "toolCall", path)
+        return cls(
+            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
+            title=_c.required(d, "title", path, _c.STRING),
+            kind=_c.required(d, "kind", path, _decode_ToolKind),
+            status=_c.required(d, "status", path, _decode_ToolCallStatus),
+            locations=_c.optional(d, "locations", path, _c.array_of(ToolCallLocation.from_json), None),
+            raw_input=_c.optional(d, "rawInput", path, _decode_JsonValue, UNSET),
+            extra=_c.extra(d, _ToolCallEvent_FIELDS),
+        )
+
+
+_ToolCallEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "title", "kind", "status", "locations", "rawInput"})
+
+
+@dataclass(kw_only=True)
+class ToolCallUpdateEvent:
+    """Progress or the result of a tool call; fields that did not change are absent."""
+    type: ClassVar[Literal["toolCallUpdate"]] = "toolCallUpdate"
+    tool_call_id: str
+    status: Optional[ToolCallStatus] = None
+    title: Optional[str] = None
+    content_texts: Optional[List[str]] = None
+    """Text output and diff summaries."""
+    raw_output: Union[JsonValue, Unset] = UNSET
+    """The tool's output as the agent sent it."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "toolCallUpdate"
+        out["toolCallId"] = _c.encode(self.tool_call_id)
+        if self.status is not None:
+            out["status"] = _c.encode(self.status)
+        if self.title is not None:
+            out["title"] = _c.encode(self.title)
+        if self.content_texts is not None:
+            out["contentTexts"] = _c.encode(self.content_texts)
+        if self.raw_output is not UNSET:
+            out["rawOutput"] = _c.encode(self.raw_output)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ToolCallUpdateEvent") -> ToolCallUpdateEvent:
+        """Decodes and checks one ToolCallUpdateEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallUpdateEvent:
+        _c.const(d, "type", "toolCallUpdate", path)
+        return cls(
+            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
+            status=_c.optional(d, "status", path, _decode_ToolCallStatus, None),
+            title=_c.optional(d, "title", path, _c.STRING, None),
+            content_texts=_c.optional(d, "contentTexts", path, _c.array_of(_c.STRING), None),
+            raw_output=_c.optional(d, "rawOutput", path, _decode_JsonValue, UNSET),
+            extra=_c.extra(d, _ToolCallUpdateEvent_FIELDS),
+        )
+
+
+_ToolCallUpdateEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "status", "title", "contentTexts", "rawOutput"})
+
+
+@dataclass(kw_only=True)
+class PlanEntry:
+    """One step of the agent's plan."""
+    content: str
+    status: PlanEntryStatus
+    priority: Optional[PlanEntryPriority] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["content"] = _c.encode(self.content)
+        out["status"] = _c.encode(self.status)
+        if self.priority is not None:
+            out["priority"] = _c.encode(self.priority)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "PlanEntry") -> PlanEntry:
+        """Decodes and checks one PlanEntry; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> PlanEntry:
+        return cls(
+            content=_c.required(d, "content", path, _c.STRING),
+            status=_c.required(d, "status", path, _decode_PlanEntryStatus),
+            priority=_c.optional(d, "priority", path, _decode_PlanEntryPriority, None),
+            extra=_c.extra(d, _PlanEntry_FIELDS),
+        )
+
+
+_PlanEntry_FIELDS: FrozenSet[str] = frozenset({"content", "status", "priority"})
+
+
+@dataclass(kw_only=True)
+class PlanEvent:
+    """The agent's plan, whole each time."""
+    type: ClassVar[Literal["plan"]] = "plan"
+    entries: List[PlanEntry]
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "plan"
+        out["entries"] = _c.encode(self.entries)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "PlanEvent") -> PlanEvent:
+        """Decodes and checks one PlanEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> PlanEvent:
+        _c.const(d, "type", "plan", path)
+        return cls(
+            entries=_c.required(d, "entries", path, _c.array_of(PlanEntry.from_json)),
+            extra=_c.extra(d, _PlanEvent_FIELDS),
+        )
+
+
+_PlanEvent_FIELDS: FrozenSet[str] = frozenset({"type", "entries"})
+
+
+@dataclass(kw_only=True)
+class UsageEvent:
+    """Token, context and cost figures as the agent reported them during the turn."""
+    type: ClassVar[Literal["usage"]] = "usage"
+    input_tokens: Optional[int] = None
+    output_tokens: Optional[int] = None
+    cached_input_tokens: Optional[int] = None
+    reasoning_tokens: Optional[int] = None
+    total_tokens: Optional[int] = None
+    context_used_tokens: Optional[int] = None
+    context_window_tokens: Optional[int] = None
+    cost_usd: Optional[float] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "usage"
+        if self.input_tokens is not None:
+            out["inputTokens"] = _c.encode(self.input_tokens)
+        if self.output_tokens is not None:
+            out["outputTokens"] = _c.encode(self.output_tokens)
+        if self.cached_input_tokens is not None:
+            out["cachedInputTokens"] = _c.encode(self.cached_input_tokens)
+        if self.reasoning_tokens is not None:
+            out["reasoningTokens"] = _c.encode(self.reasoning_tokens)
+        if self.total_tokens is not None:
+            out["totalTokens"] = _c.encode(self.total_tokens)
+        if self.context_used_tokens is not None:
+            out["contextUsedTokens"] = _c.encode(self.context_used_tokens)
+        if self.context_window_tokens is not None:
+            out["contextWindowTokens"] = _c.encode(self.context_window_tokens)
+        if self.cost_usd is not None:
+            out["costUsd"] = _c.encode(self.cost_usd)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "UsageEvent") -> UsageEvent:
+        """Decodes and checks one UsageEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> UsageEvent:
+        _c.const(d, "type", "usage", path)
+        return cls(
+            input_tokens=_c.optional(d, "inputTokens", path, _c.integer_range(0, None), None),
+            output_tokens=_c.optional(d, "outputTokens", path, _c.integer_range(0, None), None),
+            cached_input_tokens=_c.optional(d, "cachedInputTokens", path, _c.integer_range(0, None), None),
+            reasoning_tokens=_c.optional(d, "reasoningTokens", path, _c.integer_range(0, None), None),
+            total_tokens=_c.optional(d, "totalTokens", path, _c.integer_range(0, None), None),
+            context_used_tokens=_c.optional(d, "contextUsedTokens", path, _c.integer_range(0, None), None),
+            context_window_tokens=_c.optional(d, "contextWindowTokens", path, _c.integer_range(0, None), None),
+            cost_usd=_c.optional(d, "costUsd", path, _c.number_range(0, None), None),
+            extra=_c.extra(d, _UsageEvent_FIELDS),
+        )
+
+
+_UsageEvent_FIELDS: FrozenSet[str] = frozenset({"type", "inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "contextUsedTokens", "contextWindowTokens", "costUsd"})
+
+
+@dataclass(kw_only=True)
+class ModeChangedEvent:
+    """The agent switched its execution mode."""
+    type: ClassVar[Literal["modeChanged"]] = "modeChanged"
+    mode_id: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "modeChanged"
+        out["modeId"] = _c.encode(self.mode_id)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ModeChangedEvent") -> ModeChangedEvent:
+        """Decodes and checks one ModeChangedEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ModeChangedEvent:
+        _c.const(d, "type", "modeChanged", path)
+        return cls(
+            mode_id=_c.required(d, "modeId", path, _c.STRING),
+            extra=_c.extra(d, _ModeChangedEvent_FIELDS),
+        )
+
+
+_ModeChangedEvent_FIELDS: FrozenSet[str] = frozenset({"type", "modeId"})
+
+
+@dataclass(kw_only=True)
+class SessionInfoEvent:
+    """The agent told its session id or a title."""
+    type: ClassVar[Literal["sessionInfo"]] = "sessionInfo"
+    native_session_id: Optional[str] = None
+    title: Optional[str] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "sessionInfo"
+        if self.native_session_id is not None:
+            out["nativeSessionId"] = _c.encode(self.native_session_id)
+        if self.title is not None:
+            out["title"] = _c.encode(self.title)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionInfoEvent") -> SessionInfoEvent:
+        """Decodes and checks one SessionInfoEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionInfoEvent:
+        _c.const(d, "type", "sessionInfo", path)
+        return cls(
+            native_session_id=_c.optional(d, "nativeSessionId", path, _c.STRING, None),
+            title=_c.optional(d, "title", path, _c.STRING, None),
+            extra=_c.extra(d, _SessionInfoEvent_FIELDS),
+        )
+
+
+_SessionInfoEvent_FIELDS: FrozenSet[str] = frozenset({"type", "nativeSessionId", "title"})
+
+
+@dataclass(kw_only=True)
+class PermissionResolvedEvent:
+    """A permission request was decided, by the host or by the session's preset."""
+    type: ClassVar[Literal["permissionResolved"]] = "permissionResolved"
+    tool_call_id: str
+    outcome: PermissionResolvedEventOutcome
+    decided_by: PermissionResolvedEventDecidedBy
+    option_id: Optional[str] = None
+    """The option chosen, when `outcome` is `selected`."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "permissionResolved"
+        out["toolCallId"] = _c.encode(self.tool_call_id)
+        out["outcome"] = _c.encode(self.outcome)
+        if self.option_id is not None:
+            out["optionId"] = _c.encode(self.option_id)
+        out["decidedBy"] = _c.encode(self.decided_by)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "PermissionResolvedEvent") -> PermissionResolvedEvent:
+        """Decodes and checks one PermissionResolvedEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> PermissionResolvedEvent:
+        _c.const(d, "type", "permissionResolved", path)
+        return cls(
+            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
+            outcome=_c.required(d, "outcome", path, _decode_PermissionResolvedEventOutcome),
+            option_id=_c.optional(d, "optionId", path, _c.STRING, None),
+            decided_by=_c.required(d, "decidedBy", path, _decode_PermissionResolvedEventDecidedBy),
+            extra=_c.extra(d, _PermissionResolvedEvent_FIELDS),
+        )
+
+
+_PermissionResolvedEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "outcome", "optionId", "decidedBy"})
+
+
+@dataclass(kw_only=True)
+class StderrEvent:
+    """A line the agent wrote to its stderr."""
+    type: ClassVar[Literal["stderr"]] = "stderr"
+    text: str
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "stderr"
+        out["text"] = _c.encode(self.text)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "StderrEvent") -> StderrEvent:
+        """Decodes and checks one StderrEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> StderrEvent:
+        _c.const(d, "type", "stderr", path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+            extra=_c.extra(d, _StderrEvent_FIELDS),
+        )
+
+
+_StderrEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
+
+
+@dataclass(kw_only=True)
+class RawEvent:
+    """Something the agent sent that the lane could not map; nothing the agent says is silently lost."""
+    type: ClassVar[Literal["raw"]] = "raw"
+    source: RawEventSource
+    payload: JsonValue
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "raw"
+        out["source"] = _c.encode(self.source)
+        out["payload"] = _c.encode(self.payload)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "RawEvent") -> RawEvent:
+        """Decodes and checks one RawEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> RawEvent:
+        _c.const(d, "type", "raw", path)
+        return cls(
+            source=_c.required(d, "source", path, _decode_RawEventSource),
+            payload=_c.required(d, "payload", path, _decode_JsonValue),
+            extra=_c.extra(d, _RawEvent_FIELDS),
+        )
+
+
+_RawEvent_FIELDS: FrozenSet[str] = frozenset({"type", "source", "payload"})
+
+
+@dataclass(kw_only=True)
+class HistoryEntry:
+    """One journaled event with its `seq`."""
+    seq: EventSeq
+    event: AgentEvent
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["seq"] = _c.encode(self.seq)
+        out["event"] = _c.encode(self.event)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "HistoryEntry") -> HistoryEntry:
+        """Decodes and checks one HistoryEntry; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> HistoryEntry:
+        _c.reject_unknown(d, _HistoryEntry_FIELDS, path)
+        return cls(
+            seq=_c.required(d, "seq", path, _decode_EventSeq),
+            event=_c.required(d, "event", path, _decode_AgentEvent),
+        )
+
+
+_HistoryEntry_FIELDS: FrozenSet[str] = frozenset({"seq", "event"})
+
+
+@dataclass(kw_only=True)
+class HistoryResult:
+    """Result of `session/history`. `firstSeq` is the oldest `seq` the journal still holds (1 until
+    anything was dropped; `lastSeq` + 1 when it holds nothing), `lastSeq` the newest sent (0 before
+    the first event). The journal keeps at least the last 10,000 events or 64 MiB, whichever is
+    smaller.
+    """
+    events: List[HistoryEntry]
+    first_seq: int
+    last_seq: int
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["events"] = _c.encode(self.events)
+        out["firstSeq"] = _c.encode(self.first_seq)
+        out["lastSeq"] = _c.encode(self.last_seq)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "HistoryResult") -> HistoryResult:
+        """Decodes and checks one HistoryResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> HistoryResult:
+        _c.reject_unknown(d, _HistoryResult_FIELDS, path)
+        return cls(
+            events=_c.required(d, "events", path, _c.array_of(HistoryEntry.from_json)),
+            first_seq=_c.required(d, "firstSeq", path, _c.integer_range(1, None)),
+            last_seq=_c.required(d, "lastSeq", path, _c.integer_range(0, None)),
+        )
+
+
+_HistoryResult_FIELDS: FrozenSet[str] = frozenset({"events", "firstSeq", "lastSeq"})
 
 
 @dataclass(kw_only=True)
@@ -1566,572 +2207,6 @@ _TurnOutcome_FIELDS: FrozenSet[str] = frozenset({"stopReason", "text", "usage"})
 
 
 @dataclass(kw_only=True)
-class MessageChunkEvent:
-    """A piece of the agent's reply."""
-    type: ClassVar[Literal["messageChunk"]] = "messageChunk"
-    text: str
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "messageChunk"
-        out["text"] = _c.encode(self.text)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "MessageChunkEvent") -> MessageChunkEvent:
-        """Decodes and checks one MessageChunkEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> MessageChunkEvent:
-        _c.const(d, "type", "messageChunk", path)
-        return cls(
-            text=_c.required(d, "text", path, _c.STRING),
-            extra=_c.extra(d, _MessageChunkEvent_FIELDS),
-        )
-
-
-_MessageChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
-
-
-@dataclass(kw_only=True)
-class ThoughtChunkEvent:
-    """A piece of the agent's visible reasoning."""
-    type: ClassVar[Literal["thoughtChunk"]] = "thoughtChunk"
-    text: str
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "thoughtChunk"
-        out["text"] = _c.encode(self.text)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "ThoughtChunkEvent") -> ThoughtChunkEvent:
-        """Decodes and checks one ThoughtChunkEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> ThoughtChunkEvent:
-        _c.const(d, "type", "thoughtChunk", path)
-        return cls(
-            text=_c.required(d, "text", path, _c.STRING),
-            extra=_c.extra(d, _ThoughtChunkEvent_FIELDS),
-        )
-
-
-_ThoughtChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
-
-
-@dataclass(kw_only=True)
-class UserMessageChunkEvent:
-    """A piece of a user message, replayed from history when a session is resumed."""
-    type: ClassVar[Literal["userMessageChunk"]] = "userMessageChunk"
-    text: str
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "userMessageChunk"
-        out["text"] = _c.encode(self.text)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "UserMessageChunkEvent") -> UserMessageChunkEvent:
-        """Decodes and checks one UserMessageChunkEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> UserMessageChunkEvent:
-        _c.const(d, "type", "userMessageChunk", path)
-        return cls(
-            text=_c.required(d, "text", path, _c.STRING),
-            extra=_c.extra(d, _UserMessageChunkEvent_FIELDS),
-        )
-
-
-_UserMessageChunkEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
-
-
-@dataclass(kw_only=True)
-class ToolCallLocation:
-    """A file a tool call touches."""
-    path: str
-    line: Optional[int] = None
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["path"] = _c.encode(self.path)
-        if self.line is not None:
-            out["line"] = _c.encode(self.line)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "ToolCallLocation") -> ToolCallLocation:
-        """Decodes and checks one ToolCallLocation; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallLocation:
-        return cls(
-            path=_c.required(d, "path", path, _c.STRING),
-            line=_c.optional(d, "line", path, _c.integer_range(0, None), None),
-            extra=_c.extra(d, _ToolCallLocation_FIELDS),
-        )
-
-
-_ToolCallLocation_FIELDS: FrozenSet[str] = frozenset({"path", "line"})
-
-
-@dataclass(kw_only=True)
-class ToolCallEvent:
-    """The agent started (or announced) a tool call."""
-    type: ClassVar[Literal["toolCall"]] = "toolCall"
-    tool_call_id: str
-    title: str
-    kind: ToolKind
-    status: ToolCallStatus
-    locations: Optional[List[ToolCallLocation]] = None
-    """Files the tool call touches."""
-    raw_input: Union[JsonValue, Unset] = UNSET
-    """The tool's input as the agent sent it."""
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "toolCall"
-        out["toolCallId"] = _c.encode(self.tool_call_id)
-        out["title"] = _c.encode(self.title)
-        out["kind"] = _c.encode(self.kind)
-        out["status"] = _c.encode(self.status)
-        if self.locations is not None:
-            out["locations"] = _c.encode(self.locations)
-        if self.raw_input is not UNSET:
-            out["rawInput"] = _c.encode(self.raw_input)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "ToolCallEvent") -> ToolCallEvent:
-        """Decodes and checks one ToolCallEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallEvent:
-        _c.const(d, "type", "toolCall", path)
-        return cls(
-            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
-            title=_c.required(d, "title", path, _c.STRING),
-            kind=_c.required(d, "kind", path, _decode_ToolKind),
-            status=_c.required(d, "status", path, _decode_ToolCallStatus),
-            locations=_c.optional(d, "locations", path, _c.array_of(ToolCallLocation.from_json), None),
-            raw_input=_c.optional(d, "rawInput", path, _decode_JsonValue, UNSET),
-            extra=_c.extra(d, _ToolCallEvent_FIELDS),
-        )
-
-
-_ToolCallEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "title", "kind", "status", "locations", "rawInput"})
-
-
-@dataclass(kw_only=True)
-class ToolCallUpdateEvent:
-    """Progress or the result of a tool call; fields that did not change are absent."""
-    type: ClassVar[Literal["toolCallUpdate"]] = "toolCallUpdate"
-    tool_call_id: str
-    status: Optional[ToolCallStatus] = None
-    title: Optional[str] = None
-    content_texts: Optional[List[str]] = None
-    """Text output and diff summaries."""
-    raw_output: Union[JsonValue, Unset] = UNSET
-    """The tool's output as the agent sent it."""
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "toolCallUpdate"
-        out["toolCallId"] = _c.encode(self.tool_call_id)
-        if self.status is not None:
-            out["status"] = _c.encode(self.status)
-        if self.title is not None:
-            out["title"] = _c.encode(self.title)
-        if self.content_texts is not None:
-            out["contentTexts"] = _c.encode(self.content_texts)
-        if self.raw_output is not UNSET:
-            out["rawOutput"] = _c.encode(self.raw_output)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "ToolCallUpdateEvent") -> ToolCallUpdateEvent:
-        """Decodes and checks one ToolCallUpdateEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> ToolCallUpdateEvent:
-        _c.const(d, "type", "toolCallUpdate", path)
-        return cls(
-            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
-            status=_c.optional(d, "status", path, _decode_ToolCallStatus, None),
-            title=_c.optional(d, "title", path, _c.STRING, None),
-            content_texts=_c.optional(d, "contentTexts", path, _c.array_of(_c.STRING), None),
-            raw_output=_c.optional(d, "rawOutput", path, _decode_JsonValue, UNSET),
-            extra=_c.extra(d, _ToolCallUpdateEvent_FIELDS),
-        )
-
-
-_ToolCallUpdateEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "status", "title", "contentTexts", "rawOutput"})
-
-
-@dataclass(kw_only=True)
-class PlanEntry:
-    """One step of the agent's plan."""
-    content: str
-    status: PlanEntryStatus
-    priority: Optional[PlanEntryPriority] = None
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["content"] = _c.encode(self.content)
-        out["status"] = _c.encode(self.status)
-        if self.priority is not None:
-            out["priority"] = _c.encode(self.priority)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "PlanEntry") -> PlanEntry:
-        """Decodes and checks one PlanEntry; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> PlanEntry:
-        return cls(
-            content=_c.required(d, "content", path, _c.STRING),
-            status=_c.required(d, "status", path, _decode_PlanEntryStatus),
-            priority=_c.optional(d, "priority", path, _decode_PlanEntryPriority, None),
-            extra=_c.extra(d, _PlanEntry_FIELDS),
-        )
-
-
-_PlanEntry_FIELDS: FrozenSet[str] = frozenset({"content", "status", "priority"})
-
-
-@dataclass(kw_only=True)
-class PlanEvent:
-    """The agent's plan, whole each time."""
-    type: ClassVar[Literal["plan"]] = "plan"
-    entries: List[PlanEntry]
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "plan"
-        out["entries"] = _c.encode(self.entries)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "PlanEvent") -> PlanEvent:
-        """Decodes and checks one PlanEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> PlanEvent:
-        _c.const(d, "type", "plan", path)
-        return cls(
-            entries=_c.required(d, "entries", path, _c.array_of(PlanEntry.from_json)),
-            extra=_c.extra(d, _PlanEvent_FIELDS),
-        )
-
-
-_PlanEvent_FIELDS: FrozenSet[str] = frozenset({"type", "entries"})
-
-
-@dataclass(kw_only=True)
-class UsageEvent:
-    """Token, context and cost figures as the agent reported them during the turn."""
-    type: ClassVar[Literal["usage"]] = "usage"
-    input_tokens: Optional[int] = None
-    output_tokens: Optional[int] = None
-    cached_input_tokens: Optional[int] = None
-    reasoning_tokens: Optional[int] = None
-    total_tokens: Optional[int] = None
-    context_used_tokens: Optional[int] = None
-    context_window_tokens: Optional[int] = None
-    cost_usd: Optional[float] = None
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "usage"
-        if self.input_tokens is not None:
-            out["inputTokens"] = _c.encode(self.input_tokens)
-        if self.output_tokens is not None:
-            out["outputTokens"] = _c.encode(self.output_tokens)
-        if self.cached_input_tokens is not None:
-            out["cachedInputTokens"] = _c.encode(self.cached_input_tokens)
-        if self.reasoning_tokens is not None:
-            out["reasoningTokens"] = _c.encode(self.reasoning_tokens)
-        if self.total_tokens is not None:
-            out["totalTokens"] = _c.encode(self.total_tokens)
-        if self.context_used_tokens is not None:
-            out["contextUsedTokens"] = _c.encode(self.context_used_tokens)
-        if self.context_window_tokens is not None:
-            out["contextWindowTokens"] = _c.encode(self.context_window_tokens)
-        if self.cost_usd is not None:
-            out["costUsd"] = _c.encode(self.cost_usd)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "UsageEvent") -> UsageEvent:
-        """Decodes and checks one UsageEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> UsageEvent:
-        _c.const(d, "type", "usage", path)
-        return cls(
-            input_tokens=_c.optional(d, "inputTokens", path, _c.integer_range(0, None), None),
-            output_tokens=_c.optional(d, "outputTokens", path, _c.integer_range(0, None), None),
-            cached_input_tokens=_c.optional(d, "cachedInputTokens", path, _c.integer_range(0, None), None),
-            reasoning_tokens=_c.optional(d, "reasoningTokens", path, _c.integer_range(0, None), None),
-            total_tokens=_c.optional(d, "totalTokens", path, _c.integer_range(0, None), None),
-            context_used_tokens=_c.optional(d, "contextUsedTokens", path, _c.integer_range(0, None), None),
-            context_window_tokens=_c.optional(d, "contextWindowTokens", path, _c.integer_range(0, None), None),
-            cost_usd=_c.optional(d, "costUsd", path, _c.number_range(0, None), None),
-            extra=_c.extra(d, _UsageEvent_FIELDS),
-        )
-
-
-_UsageEvent_FIELDS: FrozenSet[str] = frozenset({"type", "inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "contextUsedTokens", "contextWindowTokens", "costUsd"})
-
-
-@dataclass(kw_only=True)
-class ModeChangedEvent:
-    """The agent switched its execution mode."""
-    type: ClassVar[Literal["modeChanged"]] = "modeChanged"
-    mode_id: str
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "modeChanged"
-        out["modeId"] = _c.encode(self.mode_id)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "ModeChangedEvent") -> ModeChangedEvent:
-        """Decodes and checks one ModeChangedEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> ModeChangedEvent:
-        _c.const(d, "type", "modeChanged", path)
-        return cls(
-            mode_id=_c.required(d, "modeId", path, _c.STRING),
-            extra=_c.extra(d, _ModeChangedEvent_FIELDS),
-        )
-
-
-_ModeChangedEvent_FIELDS: FrozenSet[str] = frozenset({"type", "modeId"})
-
-
-@dataclass(kw_only=True)
-class SessionInfoEvent:
-    """The agent told its session id or a title."""
-    type: ClassVar[Literal["sessionInfo"]] = "sessionInfo"
-    native_session_id: Optional[str] = None
-    title: Optional[str] = None
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "sessionInfo"
-        if self.native_session_id is not None:
-            out["nativeSessionId"] = _c.encode(self.native_session_id)
-        if self.title is not None:
-            out["title"] = _c.encode(self.title)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "SessionInfoEvent") -> SessionInfoEvent:
-        """Decodes and checks one SessionInfoEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionInfoEvent:
-        _c.const(d, "type", "sessionInfo", path)
-        return cls(
-            native_session_id=_c.optional(d, "nativeSessionId", path, _c.STRING, None),
-            title=_c.optional(d, "title", path, _c.STRING, None),
-            extra=_c.extra(d, _SessionInfoEvent_FIELDS),
-        )
-
-
-_SessionInfoEvent_FIELDS: FrozenSet[str] = frozenset({"type", "nativeSessionId", "title"})
-
-
-@dataclass(kw_only=True)
-class PermissionResolvedEvent:
-    """A permission request was decided, by the host or by the session's preset."""
-    type: ClassVar[Literal["permissionResolved"]] = "permissionResolved"
-    tool_call_id: str
-    outcome: PermissionResolvedEventOutcome
-    decided_by: PermissionResolvedEventDecidedBy
-    option_id: Optional[str] = None
-    """The option chosen, when `outcome` is `selected`."""
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "permissionResolved"
-        out["toolCallId"] = _c.encode(self.tool_call_id)
-        out["outcome"] = _c.encode(self.outcome)
-        if self.option_id is not None:
-            out["optionId"] = _c.encode(self.option_id)
-        out["decidedBy"] = _c.encode(self.decided_by)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "PermissionResolvedEvent") -> PermissionResolvedEvent:
-        """Decodes and checks one PermissionResolvedEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> PermissionResolvedEvent:
-        _c.const(d, "type", "permissionResolved", path)
-        return cls(
-            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
-            outcome=_c.required(d, "outcome", path, _decode_PermissionResolvedEventOutcome),
-            option_id=_c.optional(d, "optionId", path, _c.STRING, None),
-            decided_by=_c.required(d, "decidedBy", path, _decode_PermissionResolvedEventDecidedBy),
-            extra=_c.extra(d, _PermissionResolvedEvent_FIELDS),
-        )
-
-
-_PermissionResolvedEvent_FIELDS: FrozenSet[str] = frozenset({"type", "toolCallId", "outcome", "optionId", "decidedBy"})
-
-
-@dataclass(kw_only=True)
-class StderrEvent:
-    """A line the agent wrote to its stderr."""
-    type: ClassVar[Literal["stderr"]] = "stderr"
-    text: str
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "stderr"
-        out["text"] = _c.encode(self.text)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "StderrEvent") -> StderrEvent:
-        """Decodes and checks one StderrEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> StderrEvent:
-        _c.const(d, "type", "stderr", path)
-        return cls(
-            text=_c.required(d, "text", path, _c.STRING),
-            extra=_c.extra(d, _StderrEvent_FIELDS),
-        )
-
-
-_StderrEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
-
-
-@dataclass(kw_only=True)
-class RawEvent:
-    """Something the agent sent that the lane could not map; nothing the agent says is silently lost."""
-    type: ClassVar[Literal["raw"]] = "raw"
-    source: RawEventSource
-    payload: JsonValue
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
-    """Fields this client does not know, kept as received and written back by to_json."""
-
-    def to_json(self) -> Dict[str, Any]:
-        """The wire form: camelCase names, fixed fields included, absent fields left out."""
-        out: Dict[str, Any] = {}
-        out["type"] = "raw"
-        out["source"] = _c.encode(self.source)
-        out["payload"] = _c.encode(self.payload)
-        for k, v in self.extra.items():
-            out.setdefault(k, v)
-        return out
-
-    @classmethod
-    def from_json(cls, data: Any, path: str = "RawEvent") -> RawEvent:
-        """Decodes and checks one RawEvent; raises DecodeError naming the bad field."""
-        return cls._from_obj(_c.obj(data, path), path)
-
-    @classmethod
-    def _from_obj(cls, d: Dict[str, Any], path: str) -> RawEvent:
-        _c.const(d, "type", "raw", path)
-        return cls(
-            source=_c.required(d, "source", path, _decode_RawEventSource),
-            payload=_c.required(d, "payload", path, _decode_JsonValue),
-            extra=_c.extra(d, _RawEvent_FIELDS),
-        )
-
-
-_RawEvent_FIELDS: FrozenSet[str] = frozenset({"type", "source", "payload"})
-
-
-@dataclass(kw_only=True)
 class PermissionOption:
     """One choice of a permission request."""
     option_id: str
@@ -2509,10 +2584,53 @@ _AgentsListParams_FIELDS: FrozenSet[str] = frozenset({"probe"})
 
 
 @dataclass(kw_only=True)
+class SessionHistoryParams:
+    """Params of `session/history`: The session's journal: the events already sent, by their `seq`
+    (protocol 1.2).
+    """
+    session_id: SessionId
+    after_seq: Optional[int] = None
+    """Return events with `seq` greater than this. Default 0 (from the oldest kept)."""
+    limit: Optional[int] = None
+    """Most events to return. Default 10000."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        if self.after_seq is not None:
+            out["afterSeq"] = _c.encode(self.after_seq)
+        if self.limit is not None:
+            out["limit"] = _c.encode(self.limit)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionHistoryParams") -> SessionHistoryParams:
+        """Decodes and checks one SessionHistoryParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionHistoryParams:
+        _c.reject_unknown(d, _SessionHistoryParams_FIELDS, path)
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+            after_seq=_c.optional(d, "afterSeq", path, _c.integer_range(0, None), None),
+            limit=_c.optional(d, "limit", path, _c.integer_range(1, 10000), None),
+        )
+
+
+_SessionHistoryParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "afterSeq", "limit"})
+
+
+@dataclass(kw_only=True)
 class SessionEventParams:
     """Params of `session/event`: Something the agent did or said, streamed to the host."""
     session_id: SessionId
     event: AgentEvent
+    seq: EventSeq
+    """R-SEQ-1 (protocol 1.2): the event's number within its session, from 1, with no gaps, in the
+    order sent. `session/history` returns events by it. Sidecars before 1.2 do not send it.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -2521,6 +2639,7 @@ class SessionEventParams:
         out: Dict[str, Any] = {}
         out["sessionId"] = _c.encode(self.session_id)
         out["event"] = _c.encode(self.event)
+        out["seq"] = _c.encode(self.seq)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -2535,11 +2654,12 @@ class SessionEventParams:
         return cls(
             session_id=_c.required(d, "sessionId", path, _decode_SessionId),
             event=_c.required(d, "event", path, _decode_AgentEvent),
+            seq=_c.required(d, "seq", path, _decode_EventSeq),
             extra=_c.extra(d, _SessionEventParams_FIELDS),
         )
 
 
-_SessionEventParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "event"})
+_SessionEventParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "event", "seq"})
 
 
 @dataclass(kw_only=True)
@@ -2596,6 +2716,56 @@ class PermissionRequest:
 
 
 _PermissionRequest_FIELDS: FrozenSet[str] = frozenset({"sessionId", "toolCallId", "title", "kind", "contentTexts", "options", "raw"})
+
+
+@dataclass(kw_only=True)
+class UnknownAgentEvent:
+    """A AgentEvent whose `type` this client does not know; `raw` is the object as received."""
+    type: str
+    raw: Dict[str, Any]
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.raw)
+
+
+AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, PermissionResolvedEvent, StderrEvent, RawEvent, UnknownAgentEvent]
+"""One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they
+do not know.
+"""
+
+
+def decode_agent_event(data: Any, path: str = "AgentEvent") -> AgentEvent:
+    """Decodes one AgentEvent by its `type`; an unknown one becomes UnknownAgentEvent."""
+    d = _c.obj(data, path)
+    tag = _c.tag(d, "type", path)
+    if tag == "messageChunk":
+        return MessageChunkEvent._from_obj(d, path)
+    if tag == "thoughtChunk":
+        return ThoughtChunkEvent._from_obj(d, path)
+    if tag == "userMessageChunk":
+        return UserMessageChunkEvent._from_obj(d, path)
+    if tag == "toolCall":
+        return ToolCallEvent._from_obj(d, path)
+    if tag == "toolCallUpdate":
+        return ToolCallUpdateEvent._from_obj(d, path)
+    if tag == "plan":
+        return PlanEvent._from_obj(d, path)
+    if tag == "usage":
+        return UsageEvent._from_obj(d, path)
+    if tag == "modeChanged":
+        return ModeChangedEvent._from_obj(d, path)
+    if tag == "sessionInfo":
+        return SessionInfoEvent._from_obj(d, path)
+    if tag == "permissionResolved":
+        return PermissionResolvedEvent._from_obj(d, path)
+    if tag == "stderr":
+        return StderrEvent._from_obj(d, path)
+    if tag == "raw":
+        return RawEvent._from_obj(d, path)
+    return UnknownAgentEvent(type=tag, raw=d)
+
+
+_decode_AgentEvent = decode_agent_event
 
 
 EnvValue = Union[str, HostEnvRef, SecretRef]
@@ -2670,56 +2840,6 @@ def decode_agent_spec(data: Any, path: str = "AgentSpec") -> AgentSpec:
 _decode_AgentSpec = decode_agent_spec
 
 
-@dataclass(kw_only=True)
-class UnknownAgentEvent:
-    """A AgentEvent whose `type` this client does not know; `raw` is the object as received."""
-    type: str
-    raw: Dict[str, Any]
-
-    def to_json(self) -> Dict[str, Any]:
-        return dict(self.raw)
-
-
-AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, PermissionResolvedEvent, StderrEvent, RawEvent, UnknownAgentEvent]
-"""One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they
-do not know.
-"""
-
-
-def decode_agent_event(data: Any, path: str = "AgentEvent") -> AgentEvent:
-    """Decodes one AgentEvent by its `type`; an unknown one becomes UnknownAgentEvent."""
-    d = _c.obj(data, path)
-    tag = _c.tag(d, "type", path)
-    if tag == "messageChunk":
-        return MessageChunkEvent._from_obj(d, path)
-    if tag == "thoughtChunk":
-        return ThoughtChunkEvent._from_obj(d, path)
-    if tag == "userMessageChunk":
-        return UserMessageChunkEvent._from_obj(d, path)
-    if tag == "toolCall":
-        return ToolCallEvent._from_obj(d, path)
-    if tag == "toolCallUpdate":
-        return ToolCallUpdateEvent._from_obj(d, path)
-    if tag == "plan":
-        return PlanEvent._from_obj(d, path)
-    if tag == "usage":
-        return UsageEvent._from_obj(d, path)
-    if tag == "modeChanged":
-        return ModeChangedEvent._from_obj(d, path)
-    if tag == "sessionInfo":
-        return SessionInfoEvent._from_obj(d, path)
-    if tag == "permissionResolved":
-        return PermissionResolvedEvent._from_obj(d, path)
-    if tag == "stderr":
-        return StderrEvent._from_obj(d, path)
-    if tag == "raw":
-        return RawEvent._from_obj(d, path)
-    return UnknownAgentEvent(type=tag, raw=d)
-
-
-_decode_AgentEvent = decode_agent_event
-
-
 PermissionResponse = Union[PermissionSelected, PermissionCancelled]
 """The host's answer to `permission/request`: one of the offered option ids, or `{cancelled:
 true}`. Anything else is treated as `cancelled`.
@@ -2753,6 +2873,9 @@ def _decode_EnvSet(v: Any, path: str = "EnvSet") -> EnvSet:
 
 
 _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
+    "EventSeq": _decode_EventSeq,
+    "HistoryEntry": HistoryEntry.from_json,
+    "HistoryResult": HistoryResult.from_json,
     "SessionId": _decode_SessionId,
     "JsonValue": _decode_JsonValue,
     "JsonObject": _decode_JsonObject,
@@ -2828,6 +2951,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "SessionCancelParams": SessionCancelParams.from_json,
     "SessionCloseParams": SessionCloseParams.from_json,
     "AgentsListParams": AgentsListParams.from_json,
+    "SessionHistoryParams": SessionHistoryParams.from_json,
     "SessionEventParams": SessionEventParams.from_json,
     "PermissionRequest": PermissionRequest.from_json,
 }
@@ -2847,8 +2971,35 @@ __all__ = [
     "UNSET",
     "Unset",
     "decode_by_type_name",
-    "SessionId",
+    "EventSeq",
+    "MessageChunkEvent",
+    "ThoughtChunkEvent",
+    "UserMessageChunkEvent",
+    "ToolKind",
+    "ToolCallStatus",
+    "ToolCallLocation",
     "JsonValue",
+    "ToolCallEvent",
+    "ToolCallUpdateEvent",
+    "PlanEntryStatus",
+    "PlanEntryPriority",
+    "PlanEntry",
+    "PlanEvent",
+    "UsageEvent",
+    "ModeChangedEvent",
+    "SessionInfoEvent",
+    "PermissionResolvedEventOutcome",
+    "PermissionResolvedEventDecidedBy",
+    "PermissionResolvedEvent",
+    "StderrEvent",
+    "RawEventSource",
+    "RawEvent",
+    "AgentEvent",
+    "decode_agent_event",
+    "UnknownAgentEvent",
+    "HistoryEntry",
+    "HistoryResult",
+    "SessionId",
     "JsonObject",
     "EmptyResult",
     "ProcessCounts",
@@ -2898,30 +3049,6 @@ __all__ = [
     "StopReason",
     "Usage",
     "TurnOutcome",
-    "MessageChunkEvent",
-    "ThoughtChunkEvent",
-    "UserMessageChunkEvent",
-    "ToolKind",
-    "ToolCallStatus",
-    "ToolCallLocation",
-    "ToolCallEvent",
-    "ToolCallUpdateEvent",
-    "PlanEntryStatus",
-    "PlanEntryPriority",
-    "PlanEntry",
-    "PlanEvent",
-    "UsageEvent",
-    "ModeChangedEvent",
-    "SessionInfoEvent",
-    "PermissionResolvedEventOutcome",
-    "PermissionResolvedEventDecidedBy",
-    "PermissionResolvedEvent",
-    "StderrEvent",
-    "RawEventSource",
-    "RawEvent",
-    "AgentEvent",
-    "decode_agent_event",
-    "UnknownAgentEvent",
     "PermissionOptionKind",
     "PermissionOption",
     "PermissionSelected",
@@ -2938,6 +3065,7 @@ __all__ = [
     "SessionCancelParams",
     "SessionCloseParams",
     "AgentsListParams",
+    "SessionHistoryParams",
     "SessionEventParams",
     "PermissionRequest",
 ]

@@ -1,0 +1,105 @@
+// Replays one turn of a per-turn CLI (gemini -p, codex exec, …): each turn is its own
+// process, so the turn is found by its prompt — the recorded host prompt that appears in
+// this process's argv or stdin — and, by default, by order (a small state file keyed by
+// the parent sidecar's pid remembers the next turn).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import type { TranscriptEntry } from "../journal/transcript.js";
+import type { ReplayIo, ReplayOptions } from "./dialog.js";
+
+export interface RecordedTurn {
+  /** The host's prompt text of this turn. */
+  prompt: string;
+  /** The entries of the turn's process. */
+  entries: TranscriptEntry[];
+}
+
+/** The per-turn processes of a transcript, each with the host prompt it ran for. */
+export function recordedTurns(entries: TranscriptEntry[]): RecordedTurn[] {
+  const prompts: string[] = [];
+  const byProcess = new Map<number, TranscriptEntry[]>();
+  const turnOfProcess = new Map<number, number>();
+  for (const e of entries) {
+    const m = e.msg as { method?: string; params?: { text?: string } } | undefined;
+    if (e.dir === "hostIn" && m?.method === "session/prompt") prompts.push(String(m.params?.text ?? ""));
+    if (e.p === undefined || !e.dir.startsWith("agent")) continue;
+    if (e.dir === "agentStart") turnOfProcess.set(e.p, prompts.length - 1);
+    (byProcess.get(e.p) ?? byProcess.set(e.p, []).get(e.p)!).push(e);
+  }
+  return [...byProcess.entries()].map(([p, es]) => ({ prompt: prompts[turnOfProcess.get(p) ?? 0] ?? "", entries: es }));
+}
+
+/** Whether this process (argv, stdin) runs `prompt`. */
+function runs(prompt: string, argv: string[], stdin: string): boolean {
+  return argv.some((a) => a === prompt || a.endsWith(prompt)) || (prompt !== "" && stdin.includes(prompt));
+}
+
+/** The live prompt, for messages: the argument in the place the recorded one had, or stdin. */
+function livePrompt(turn: RecordedTurn, argv: string[], stdin: string): string {
+  const start = turn.entries.find((e) => e.dir === "agentStart")?.msg as { args?: string[] } | undefined;
+  const recArgs = start?.args ?? [];
+  const at = recArgs.findIndex((a) => a === turn.prompt || a.endsWith(turn.prompt));
+  if (at >= 0) {
+    const fromEnd = recArgs.length - at;
+    return argv[argv.length - fromEnd] ?? stdin;
+  }
+  return stdin;
+}
+
+function stateFile(transcript: string): string {
+  const key = createHash("sha256").update(path.resolve(transcript)).digest("hex").slice(0, 16);
+  return path.join(os.tmpdir(), "a4aa-replay", `${key}-${process.ppid}.json`);
+}
+
+export async function replayTurn(
+  transcript: string,
+  turns: RecordedTurn[],
+  argv: string[],
+  stdin: string,
+  io: Pick<ReplayIo, "stdout" | "stderr" | "sleep">,
+  o: ReplayOptions,
+): Promise<number> {
+  const file = stateFile(transcript);
+  let next = 0;
+  try {
+    next = (JSON.parse(readFileSync(file, "utf8")) as { next: number }).next ?? 0;
+  } catch {
+    // the first turn of this sidecar
+  }
+  let chosen = turns.findIndex((t, i) => i >= next && runs(t.prompt, argv, stdin));
+  if (chosen < 0) chosen = turns.findIndex((t) => runs(t.prompt, argv, stdin));
+  if (chosen < 0) {
+    const expected = turns[Math.min(next, turns.length - 1)];
+    if (!expected) {
+      io.stderr(`a4aa replay: the transcript has no more turns to play (it recorded ${turns.length})\n`);
+      return 1;
+    }
+    if (o.strict) {
+      io.stderr(
+        `a4aa replay: --strict: the prompt ${JSON.stringify(livePrompt(expected, argv, stdin))} differs from the recorded one, ${JSON.stringify(expected.prompt)}\n`,
+      );
+      return 1;
+    }
+    chosen = Math.min(next, turns.length - 1);
+    if (next >= turns.length) {
+      io.stderr(`a4aa replay: the transcript has no more turns to play (it recorded ${turns.length})\n`);
+      return 1;
+    }
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  writeFileSync(file, JSON.stringify({ next: chosen + 1 }), { mode: 0o600 });
+
+  let code = 0;
+  let last = turns[chosen].entries[0]?.t ?? 0;
+  for (const e of turns[chosen].entries) {
+    if (!o.instant && e.t > last) await io.sleep(Math.min(e.t - last, o.maxDelayMs ?? 30_000));
+    last = Math.max(last, e.t);
+    if (e.dir === "agentOut") io.stdout(`${e.line ?? JSON.stringify(e.msg)}\n`);
+    else if (e.dir === "agentErr") io.stderr(`${e.line ?? JSON.stringify(e.msg)}\n`);
+    else if (e.dir === "agentPty") io.stdout(e.line ?? "");
+    else if (e.dir === "agentExit") code = (e.msg as { code: number | null }).code ?? 1;
+  }
+  return code;
+}
