@@ -17,7 +17,7 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--log-level LEVEL]
+                  [--handshake-timeout MS] [--log-level LEVEL]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -32,6 +32,9 @@ Options:
                             answered within MS milliseconds (default: wait for the host)
   --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
                             before the turn is reported cancelled anyway (default 10000)
+  --handshake-timeout MS    how long an acp or rpc agent has to complete its handshake before
+                            session/open fails initialize_failed and the agent is stopped
+                            (default 60000; a spec's handshakeTimeoutMs overrides it)
   --log-level LEVEL         error, warn (default), info or debug
   --help                    print this help
 `;

@@ -13,6 +13,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       "trust-host-env": {},
       "permission-timeout": { value: true },
       "cancel-grace": { value: true },
+      "handshake-timeout": { value: true },
       "log-level": { value: true },
       help: {},
     },
@@ -35,6 +36,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   };
   const permissionTimeoutMs = ms("permission-timeout");
   const cancelGraceMs = ms("cancel-grace");
+  const handshakeTimeoutMs = ms("handshake-timeout");
   const logger = createLogger(level);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -54,6 +56,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         hostEnv: process.env,
         trustHostEnv: flags["trust-host-env"] === true,
         permissionTimeoutMs,
+        handshakeTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
       }),
   });

@@ -25,6 +25,8 @@ export interface SessionManagerOptions {
   hostEnv: Readonly<Record<string, string | undefined>>;
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
+  /** `--handshake-timeout`: how long an acp/rpc agent has for its handshake (spec may override). */
+  handshakeTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
@@ -103,6 +105,7 @@ export class SessionManager implements SessionService {
         clientName: spec.clientName ?? "a4aa",
         clientVersion: this.o.version,
         maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
       });
       return {
         sessionId: id,

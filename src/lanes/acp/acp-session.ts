@@ -63,6 +63,7 @@ export class AcpLaneSession implements LaneSession {
     this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
     this.agent = new AgentProcess(ctx, proc, {
       name: "the agent",
+      modeHint: "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`",
       requireVersion: false,
       writeVersion: true,
       onRequest: (method, params) => this.onAgentRequest(method, params),

@@ -98,6 +98,7 @@ export class CodexLaneSession implements LaneSession {
   ) {
     this.agent = new AgentProcess(ctx, proc, {
       name: "codex app-server",
+      modeHint: "`codex app-server`",
       // Codex omits "jsonrpc" and numbers its own requests from 0.
       requireVersion: false,
       writeVersion: false,
