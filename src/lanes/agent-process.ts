@@ -3,6 +3,7 @@
 // with the session's own errors, and its stop. A lane session composes one and adds its
 // protocol; if the lane's handshake fails, everything started is stopped before the error
 // goes up.
+import path from "node:path";
 import { A4aaError, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
@@ -100,7 +101,7 @@ export class AgentProcess {
     const waiting = this.awaiting ? ` (no answer to ${this.awaiting})` : "";
     const tail = this.proc.stderrTail().trimEnd();
     const detail =
-      `${this.o.name} did not complete the handshake within ${ms} ms${waiting} and was stopped. ` +
+      `${this.o.name} (${path.basename(this.ctx.spec.command.program)}) did not complete the handshake within ${ms} ms${waiting} and was stopped. ` +
       `Check that the command starts the agent in its JSON-RPC mode (${this.o.modeHint ?? this.ctx.spec.lane}); ` +
       `a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout.` +
       this.noiseSection() +

@@ -77,7 +77,7 @@ test("issue 14 handshake deadline (rpc): the spec's handshakeTimeoutMs bounds a 
   const { s, marker } = setup(["--handshake-timeout", "60000"]);
   const r = await s.call("session/open", { spec: spec(marker, "rpc", FAKE_APP_SERVER, ["--hang-init"], { handshakeTimeoutMs: 400 }) });
   assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r));
-  assert.match(r.error!.data.detail, /codex app-server did not complete the handshake within 400 ms/);
+  assert.match(r.error!.data.detail, /codex app-server \(node\) did not complete the handshake within 400 ms/);
   assert.deepEqual(await waitNoProcesses(marker), []);
   assert.equal(await s.end(), 0);
 });
