@@ -66,6 +66,7 @@ const CASES: [string, string, string, string][] = [
   ["notification-cancel", "R-CANCEL-2,R-CORE-1", "R-CANCEL-2", "R-CORE-1"],
   ["approve-anyway", "R-PERM-1/bad-answers-fail-closed,R-ACP-3", "R-PERM-1", "R-ACP-3"],
   ["stdout-noise", "R-FRAME-1,R-CORE-1", "R-FRAME-1", "R-CORE-1"],
+  ["no-handshake-deadline", "R-OPEN-2,R-CORE-1", "R-OPEN-2", "R-CORE-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {
