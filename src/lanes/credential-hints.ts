@@ -3,6 +3,7 @@
 // the agents catalog supplies the credentials per entry; keep this one lookup.
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
+import { A4aaError } from "../errors.js";
 
 /** Credential variables by agent (CLI driver name or program name, ACP adapters included). */
 const CREDENTIALS: Record<string, readonly string[]> = {
@@ -60,4 +61,12 @@ export function credentialHint(spec: AgentSpec): string {
 /** Whether an agent's message reads like an authentication failure (401, "not logged in", …). */
 export function looksLikeAuthFailure(message: string): boolean {
   return /\b401\b|unauthori[sz]ed|unauthenticated|not logged in|please (run \/?)?log ?in|invalid (x-)?api[ -]?key|api key (is )?(missing|invalid|not valid)|authentication (failed|required|error)|auth(entication)?_required|invalid_api_key|incorrect api key/i.test(message);
+}
+
+/**
+ * An authentication failure as the host sees it: auth_required with the agent's own message
+ * and the hint. `acted`: the agent ran a tool (or asked to) before failing; else it provably did nothing.
+ */
+export function authFailure(spec: AgentSpec, stage: "initialize" | "prompt", message: string, acted = false): A4aaError {
+  return new A4aaError("auth_required", stage, `${message}\n${credentialHint(spec)}`, { uncertainEffect: acted });
 }
