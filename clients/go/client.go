@@ -16,7 +16,8 @@ import (
 
 // PermissionHandler answers the sidecar's permission/request: return PermissionSelected
 // with one of req.Options' ids, or PermissionCancelled. An error, a panic or a missing
-// handler all answer "cancelled": permissions fail closed.
+// handler all fail closed ("cancelled"); an error or a missing handler is decided by the
+// sidecar's policy (decidedBy "policy"), not reported as the host's choice.
 type PermissionHandler func(ctx context.Context, req PermissionRequest) (PermissionResponse, error)
 
 // Options configure Start.
@@ -51,6 +52,8 @@ type Client struct {
 	stdin io.WriteCloser
 
 	wmu sync.Mutex // one writer at a time
+
+	noHandlerOnce sync.Once
 
 	mu       sync.Mutex
 	nextID   int64
@@ -406,7 +409,11 @@ func (r router) SessionEvent(p SessionEventParams) {
 func (r router) PermissionRequest(ctx context.Context, p PermissionRequest) (res PermissionResponse, err error) {
 	h := r.c.opts.Permission
 	if h == nil {
-		return PermissionCancelled{}, nil
+		// An error answer: the sidecar fails it closed as its policy (decidedBy "policy"), not as a host choice.
+		r.c.noHandlerOnce.Do(func() {
+			fmt.Fprintln(r.c.stderr(), "a4aa client: no Permission handler: permission requests fail closed (cancelled)")
+		})
+		return nil, errors.New("the host has no permission handler")
 	}
 	defer func() {
 		if v := recover(); v != nil {

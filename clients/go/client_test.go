@@ -118,7 +118,8 @@ func TestPermissionWithoutHandlerFailsClosed(t *testing.T) {
 	for _, ev := range waitEvents(t, events) {
 		if e, ok := ev.(PermissionResolvedEvent); ok {
 			resolved++
-			if e.Outcome != PermissionResolvedEventOutcomeCancelled {
+			// Issue 14: a missing handler is the policy failing closed, not a host choice.
+			if e.Outcome != PermissionResolvedEventOutcomeCancelled || e.DecidedBy != PermissionResolvedEventDecidedByPolicy {
 				t.Fatalf("permissionResolved: %+v", e)
 			}
 		}
@@ -304,7 +305,7 @@ func TestEventsBeforeOpenAnswerAreBuffered(t *testing.T) {
 	// a stream asked for only afterwards still gets those events.
 	c := startSidecar(t, Options{})
 	spec := exampleSpec(t)
-	spec.Command.Args = []string{"-e", `process.stdin.on("data", () => process.stdout.write("not json\n"))`}
+	spec.Command.Args = []string{"-e", `process.stdin.on("data", () => process.stdout.write(JSON.stringify({jsonrpc: "2.0", method: "early/hello", params: {}}) + "\n"))`}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	go func() { _, _ = c.SessionOpen(ctx, SessionOpenParams{Spec: spec}) }()
@@ -318,7 +319,7 @@ func TestEventsBeforeOpenAnswerAreBuffered(t *testing.T) {
 		c.mu.Unlock()
 		if id != "" {
 			ev := <-c.Events(id)
-			if raw, ok := ev.(RawEvent); !ok || raw.Source != RawEventSourceStdout {
+			if raw, ok := ev.(RawEvent); !ok || raw.Source != RawEventSourceAcp {
 				t.Fatalf("buffered event: %#v", ev)
 			}
 			return

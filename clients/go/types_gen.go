@@ -2394,6 +2394,12 @@ type AcpAgentSpec struct {
 	// objects).
 	MCPServers []JsonObject `json:"mcpServers,omitempty"`
 
+	// How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` |
+	// `session/resume` | `session/load` and the selectors the session asks for), in milliseconds; past
+	// it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default:
+	// `a4aa serve --handshake-timeout`, else 60000. (1.2)
+	HandshakeTimeoutMs *int64 `json:"handshakeTimeoutMs,omitempty"`
+
 	// When set, `authenticate` is called with this method id after `initialize`.
 	AuthMethodID *string `json:"authMethodId,omitempty"`
 }
@@ -2451,12 +2457,17 @@ func decodeAcpAgentSpecFields(m map[string]json.RawMessage) (AcpAgentSpec, error
 			return v, fieldError("AcpAgentSpec", "mcpServers", err)
 		}
 	}
+	if raw, ok := m["handshakeTimeoutMs"]; ok {
+		if v.HandshakeTimeoutMs, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("AcpAgentSpec", "handshakeTimeoutMs", err)
+		}
+	}
 	if raw, ok := m["authMethodId"]; ok {
 		if v.AuthMethodID, err = ptrOf(decStringMin(1))(raw); err != nil {
 			return v, fieldError("AcpAgentSpec", "authMethodId", err)
 		}
 	}
-	if err := rejectUnknown(m, "AcpAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "authMethodId"); err != nil {
+	if err := rejectUnknown(m, "AcpAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "authMethodId"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -2489,6 +2500,9 @@ func (v AcpAgentSpec) MarshalJSON() ([]byte, error) {
 	}
 	if v.MCPServers != nil {
 		w.field("mcpServers", v.MCPServers)
+	}
+	if v.HandshakeTimeoutMs != nil {
+		w.field("handshakeTimeoutMs", v.HandshakeTimeoutMs)
 	}
 	if v.AuthMethodID != nil {
 		w.field("authMethodId", v.AuthMethodID)
@@ -2625,6 +2639,12 @@ type RpcAgentSpec struct {
 
 	Dialect RpcDialect `json:"dialect"`
 
+	// How long the agent has to complete the handshake (`initialize`, `thread/start` |
+	// `thread/resume`), in milliseconds; past it `session/open` fails with `initialize_failed`
+	// (retryable) and the agent is stopped. Default: `a4aa serve --handshake-timeout`, else 60000.
+	// (1.2)
+	HandshakeTimeoutMs *int64 `json:"handshakeTimeoutMs,omitempty"`
+
 	// Codex approval policy; overrides what the permission preset implies.
 	ApprovalPolicy *RpcAgentSpecApprovalPolicy `json:"approvalPolicy,omitempty"`
 
@@ -2682,6 +2702,11 @@ func decodeRpcAgentSpecFields(m map[string]json.RawMessage) (RpcAgentSpec, error
 	} else {
 		return v, missingField("RpcAgentSpec", "dialect")
 	}
+	if raw, ok := m["handshakeTimeoutMs"]; ok {
+		if v.HandshakeTimeoutMs, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("RpcAgentSpec", "handshakeTimeoutMs", err)
+		}
+	}
 	if raw, ok := m["approvalPolicy"]; ok {
 		if v.ApprovalPolicy, err = ptrOf(decodeRpcAgentSpecApprovalPolicy)(raw); err != nil {
 			return v, fieldError("RpcAgentSpec", "approvalPolicy", err)
@@ -2692,7 +2717,7 @@ func decodeRpcAgentSpecFields(m map[string]json.RawMessage) (RpcAgentSpec, error
 			return v, fieldError("RpcAgentSpec", "sandbox", err)
 		}
 	}
-	if err := rejectUnknown(m, "RpcAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "approvalPolicy", "sandbox"); err != nil {
+	if err := rejectUnknown(m, "RpcAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -2721,6 +2746,9 @@ func (v RpcAgentSpec) MarshalJSON() ([]byte, error) {
 		w.field("maxOutputBytes", v.MaxOutputBytes)
 	}
 	w.field("dialect", v.Dialect)
+	if v.HandshakeTimeoutMs != nil {
+		w.field("handshakeTimeoutMs", v.HandshakeTimeoutMs)
+	}
 	if v.ApprovalPolicy != nil {
 		w.field("approvalPolicy", v.ApprovalPolicy)
 	}

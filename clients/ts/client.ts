@@ -15,7 +15,8 @@ import { HostMethods, dispatchSidecar, endsEventStream, type CallOptions, type S
 
 /**
  * Answers permission/request: `{selected: optionId}` or `{cancelled: true}`. A rejection, an
- * exception or no handler at all answer "cancelled": permissions fail closed.
+ * exception or no handler at all answer an error, which the sidecar fails closed (`cancelled`,
+ * decidedBy "policy").
  */
 export type PermissionHandler = (req: PermissionRequest) => PermissionResponse | Promise<PermissionResponse>;
 
@@ -63,6 +64,7 @@ export class A4aaClient extends HostMethods {
   private ended: string | null = null;
   private readonly exited: Promise<ExitStatus>;
   private readonly router: SidecarHandler;
+  private warnedNoHandler = false;
 
   static start(opts: ClientOptions = {}): A4aaClient {
     return new A4aaClient(opts);
@@ -80,7 +82,12 @@ export class A4aaClient extends HostMethods {
     this.router = {
       sessionEvent: (p: SessionEventParams) => this.events(p.sessionId).push(p.event),
       permissionRequest: async (p: PermissionRequest): Promise<PermissionResponse> => {
-        if (!this.opts.onPermission) return { cancelled: true };
+        if (!this.opts.onPermission) {
+          // An error answer: the sidecar fails it closed as its policy (decidedBy "policy"), not as a host choice.
+          if (!this.warnedNoHandler) process.stderr.write("a4aa client: no onPermission handler: permission requests fail closed (cancelled)\n");
+          this.warnedNoHandler = true;
+          throw new Error("the host has no permission handler");
+        }
         return (await this.opts.onPermission(p)) ?? { cancelled: true };
       },
     };
@@ -110,7 +117,7 @@ export class A4aaClient extends HostMethods {
       },
       // The host's handler failed: the sidecar answers the agent "cancelled".
       toRpcError: (e) =>
-        e instanceof RpcHandlerError ? e.toRpcError() : { code: -32000, message: `handler failed: ${e instanceof Error ? e.message : String(e)}` },
+        e instanceof RpcHandlerError ? e.toRpcError() : { code: RpcErrorCode.AdapterError, message: `handler failed: ${e instanceof Error ? e.message : String(e)}` },
       invalidRequest: (reason) => ({ code: RpcErrorCode.InvalidRequest, message: reason }),
       onBadLine: (bad) =>
         process.stderr.write(

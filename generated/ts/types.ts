@@ -62,6 +62,10 @@ export type AcpAgentSpec = AgentSpecCommon & {
    */
   mcpServers?: JsonObject[];
   /**
+   * How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` | `session/resume` | `session/load` and the selectors the session asks for), in milliseconds; past it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default: `a4aa serve --handshake-timeout`, else 60000. (1.2)
+   */
+  handshakeTimeoutMs?: number;
+  /**
    * When set, `authenticate` is called with this method id after `initialize`.
    */
   authMethodId?: string;
@@ -80,6 +84,10 @@ export type EnvValue = string | HostEnvRef | SecretRef;
 export type RpcAgentSpec = AgentSpecCommon & {
   lane: "rpc";
   dialect: RpcDialect;
+  /**
+   * How long the agent has to complete the handshake (`initialize`, `thread/start` | `thread/resume`), in milliseconds; past it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default: `a4aa serve --handshake-timeout`, else 60000. (1.2)
+   */
+  handshakeTimeoutMs?: number;
   /**
    * Codex approval policy; overrides what the permission preset implies.
    */

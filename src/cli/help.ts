@@ -25,7 +25,7 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--handshake-timeout MS] [--log-level LEVEL] [--registry FILE]... [--record DIR]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -40,6 +40,9 @@ Options:
                             answered within MS milliseconds (default: wait for the host)
   --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
                             before the turn is reported cancelled anyway (default 10000)
+  --handshake-timeout MS    how long an acp or rpc agent has to complete its handshake before
+                            session/open fails initialize_failed and the agent is stopped
+                            (default 60000; a spec's handshakeTimeoutMs overrides it)
   --log-level LEVEL         error, warn (default), info or debug
   --registry FILE           add the agents of an ACP registry document (registry.json
                             format) to the catalog; repeatable. A malformed file stops serve,

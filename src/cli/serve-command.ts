@@ -22,6 +22,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "trust-host-env": {},
       "permission-timeout": { value: true },
       "cancel-grace": { value: true },
+      "handshake-timeout": { value: true },
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
@@ -46,6 +47,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   };
   const permissionTimeoutMs = ms("permission-timeout");
   const cancelGraceMs = ms("cancel-grace");
+  const handshakeTimeoutMs = ms("handshake-timeout");
   const logger = createLogger(level, undefined, secrets.redact);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
@@ -77,6 +79,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         trustHostEnv: flags["trust-host-env"] === true,
         catalog,
         permissionTimeoutMs,
+        handshakeTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
         recording,
       }),

@@ -3,6 +3,7 @@
 // with the session's own errors, and its stop. A lane session composes one and adds its
 // protocol; if the lane's handshake fails, everything started is stopped before the error
 // goes up.
+import path from "node:path";
 import { A4aaError, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
@@ -12,6 +13,13 @@ import { forwardStderr } from "./stderr-events.js";
 import { whenStdoutEndsWithoutExit } from "./stdout-eof.js";
 
 export type AgentPhase = "handshake" | "ready" | "closing";
+
+/** How long an agent has to complete its handshake when neither spec nor `serve` says. */
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
+/** Non-JSON stdout lines kept (outside turns) for an error's detail, and logged at warn. */
+const NOISE_KEPT = 10;
+const NOISE_WARNED = 20;
+const NOISE_LINE_CHARS = 300;
 
 /** The stage a request is made in: the handshake's requests are abandoned when the session closes. */
 export type RequestStage = "initialize" | "prompt";
@@ -32,12 +40,20 @@ export interface AgentProcessOptions
   inTurn: () => boolean;
   /** The agent died or the session closed: what the lane holds besides pending requests fails with `err`. */
   onEnd?: (err: A4aaError) => void;
+  /** How to start the agent in its JSON-RPC mode, for a handshake that never completes. */
+  modeHint?: string;
 }
 
 export class AgentProcess {
-  phase: AgentPhase = "handshake";
+  private phaseNow: AgentPhase = "handshake";
   private readonly link: AgentLink;
   private fatalError: A4aaError | null = null;
+  /** The first non-JSON stdout lines printed outside a turn. */
+  private readonly noise: string[] = [];
+  private noiseCount = 0;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  /** The handshake request awaiting its answer. */
+  private awaiting: string | null = null;
 
   constructor(
     private readonly ctx: LaneContext,
@@ -54,10 +70,7 @@ export class AgentProcess {
       onRequest: o.onRequest,
       onNotification: o.onNotification,
       onUnmatchedResponse: o.onUnmatchedResponse,
-      onNoise: (line, reason) => {
-        ctx.logger.debug(`a stdout line of ${o.name} ignored (${reason}): ${line.slice(0, 200)}`, ctx.sessionId);
-        ctx.emit({ type: "raw", source: "stdout", payload: line });
-      },
+      onNoise: (line, reason) => this.onNoise(line, reason),
       onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
       onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),
     });
@@ -66,10 +79,55 @@ export class AgentProcess {
       if (this.phase === "closing") return;
       const err =
         this.phase === "handshake"
-          ? errors.spawnFailed(`${o.name} ${proc.exitSummary("before the handshake completed")}`)
+          ? errors.spawnFailed(`${o.name} ${proc.exitSummary("before the handshake completed")}${this.noiseSection()}`)
           : errors.agentExited("prompt", `${o.name} ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
+    const ms = (ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    this.handshakeTimer = setTimeout(() => this.handshakeTimedOut(ms), ms);
+  }
+
+  get phase(): AgentPhase {
+    return this.phaseNow;
+  }
+
+  /** Leaving "handshake" ends its deadline. */
+  set phase(p: AgentPhase) {
+    this.phaseNow = p;
+    if (p !== "handshake") clearTimeout(this.handshakeTimer);
+  }
+
+  private handshakeTimedOut(ms: number): void {
+    if (this.phaseNow !== "handshake" || this.fatalError) return;
+    const waiting = this.awaiting ? ` (no answer to ${this.awaiting})` : "";
+    const tail = this.proc.stderrTail().trimEnd();
+    const detail =
+      `${this.o.name} (${path.basename(this.ctx.spec.command.program)}) did not complete the handshake within ${ms} ms${waiting} and was stopped. ` +
+      `Check that the command starts the agent in its JSON-RPC mode (${this.o.modeHint ?? this.ctx.spec.lane}); ` +
+      `a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout.` +
+      this.noiseSection() +
+      (tail ? `\nstderr tail:\n${tail}` : "\n(no stderr output)");
+    // Retryable: a slow start may succeed next time. The agent had our line as input: it may have acted.
+    this.die(new A4aaError("initialize_failed", "initialize", detail, { retryable: true, uncertainEffect: true }), `no handshake within ${ms} ms`);
+  }
+
+  /** A stdout line that is not JSON-RPC: a raw event during a turn, kept for the detail otherwise; logged. */
+  private onNoise(line: string, reason: string): void {
+    const { ctx, o } = this;
+    const inTurn = this.phaseNow === "ready" && o.inTurn();
+    if (inTurn) ctx.emit({ type: "raw", source: "stdout", payload: line });
+    else if (this.noise.length < NOISE_KEPT) this.noise.push(line.length > NOISE_LINE_CHARS ? `${line.slice(0, NOISE_LINE_CHARS)}…` : line);
+    const n = ++this.noiseCount;
+    const text = `${o.name} printed a stdout line that is not JSON-RPC (${reason})${inTurn ? "; sent as a raw event" : ""}: ${line.slice(0, 200)}`;
+    if (n <= NOISE_WARNED) ctx.logger.warn(text, ctx.sessionId);
+    else ctx.logger.debug(text, ctx.sessionId);
+    if (n === NOISE_WARNED) ctx.logger.warn(`${o.name} keeps printing non-JSON lines on stdout; further ones are logged at debug level`, ctx.sessionId);
+  }
+
+  /** The kept non-JSON stdout lines, for an error's detail ("" when there are none). */
+  noiseSection(): string {
+    if (!this.noise.length) return "";
+    return `\nfirst stdout lines that are not JSON-RPC (${this.noise.length} of ${this.noiseCount}):\n${this.noise.map((l) => `  ${l}`).join("\n")}`;
   }
 
   /** Stdout ended but the process lives on (R-HOSTILE-5): it is of no use any more. */
@@ -93,6 +151,7 @@ export class AgentProcess {
   die(err: A4aaError, why: string): void {
     if (this.fatalError) return;
     this.fatalError = err;
+    clearTimeout(this.handshakeTimer);
     this.ctx.logger.info(`${this.o.name} is unusable (${why}): ${err.message}`, this.ctx.sessionId);
     this.link.close(err);
     this.o.onEnd?.(err);
@@ -106,7 +165,11 @@ export class AgentProcess {
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
     if (this.fatalError) return Promise.reject(this.fatalError);
     const signal = stage === "prompt" ? undefined : this.ctx.signal;
-    return this.link.request<R>(method, params, { signal }).catch((e: unknown) => {
+    const handshake = this.phaseNow === "handshake";
+    if (handshake) this.awaiting = method;
+    const answered = this.link.request<R>(method, params, { signal });
+    if (handshake) void answered.then(() => (this.awaiting = null), () => undefined);
+    return answered.catch((e: unknown) => {
       if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
         throw new A4aaError("session_closed", "open", `the session was closed while ${this.o.name} was starting`);
       }

@@ -57,6 +57,8 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   clientVersion: string;
   /** Most bytes accepted from the agent's stdout (per line on acp/rpc, per turn on cli). */
   maxOutputBytes: number;
+  /** `serve --handshake-timeout`: the handshake deadline when the spec sets none. */
+  handshakeTimeoutMs?: number;
   logger: Logger;
   /** Closed while the host is not reading: pause agent stdout readers on it. */
   gate: FlowGate;

@@ -29,6 +29,8 @@ export interface SessionManagerOptions {
   hostEnv: Readonly<Record<string, string | undefined>>;
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
+  /** `--handshake-timeout`: how long an acp/rpc agent has for its handshake (spec may override). */
+  handshakeTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
   /** The agents catalog that resolves `session/open {agent}` (default: the built-in one). */
   catalog?: AgentCatalog;
@@ -115,6 +117,7 @@ export class SessionManager implements SessionService {
         clientName: spec.clientName ?? "a4aa",
         clientVersion: this.o.version,
         maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
       });
       return {
         sessionId: id,

@@ -46,15 +46,29 @@ test("a prompt streams its events in order; a handler answers the permission", {
   });
 });
 
-test("a permission with no handler fails closed", { timeout: 60_000 }, () =>
-  withClient({}, async (c) => {
-    const sid = await openExample(c);
-    const out = await c.sessionPrompt({ sessionId: sid, text: "hello" }, T);
-    assert.match(out.text ?? "", /I did not run the command/);
-    await c.sessionClose({ sessionId: sid }, T);
-    const evs = await all(c.events(sid));
-    assert.deepEqual(evs.flatMap((e) => (e.type === "permissionResolved" ? [e.outcome] : [])), ["cancelled"]);
-  }));
+test("issue 14: a permission with no handler fails closed, decided by the policy (not the host), with one warning", { timeout: 60_000 }, async () => {
+  const warnings: string[] = [];
+  const write = process.stderr.write.bind(process.stderr);
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+    if (String(chunk).includes("no onPermission handler")) warnings.push(String(chunk));
+    return write(chunk, ...rest);
+  }) as typeof process.stderr.write;
+  try {
+    await withClient({}, async (c) => {
+      const sid = await openExample(c);
+      for (let i = 0; i < 2; i++) {
+        const out = await c.sessionPrompt({ sessionId: sid, text: "hello" }, T);
+        assert.match(out.text ?? "", /I did not run the command/);
+      }
+      await c.sessionClose({ sessionId: sid }, T);
+      const evs = await all(c.events(sid));
+      assert.deepEqual(evs.flatMap((e) => (e.type === "permissionResolved" ? [[e.outcome, e.decidedBy]] : [])), [["cancelled", "policy"], ["cancelled", "policy"]]);
+    });
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.equal(warnings.length, 1, "warned once");
+});
 
 test("a handler that throws fails closed", { timeout: 60_000 }, () =>
   withClient({ onPermission: () => Promise.reject(new Error("no")) }, async (c) => {
@@ -124,7 +138,7 @@ test("EOF shutdown: close() ends the sidecar with status 0 and ends every stream
 
 test("events that arrive before session/open answers are buffered", { timeout: 60_000 }, () =>
   withClient({}, async (c) => {
-    const spec = exampleSpec((s) => (s.command.args = ["-e", 'process.stdin.on("data", () => process.stdout.write("not json\\n"))']));
+    const spec = exampleSpec((s) => (s.command.args = ["-e", 'process.stdin.on("data", () => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", method: "early/hello", params: {} }) + "\\n"))']));
     c.sessionOpen({ spec }, { timeoutMs: 3000 }).catch(() => undefined);
     const streams = (c as unknown as { streams: Map<string, unknown> }).streams;
     const deadline = Date.now() + 20_000;
@@ -132,6 +146,6 @@ test("events that arrive before session/open answers are buffered", { timeout: 6
     const [id] = [...streams.keys()];
     assert.ok(id, "no event arrived for the opening session");
     const ev = await c.events(id).next();
-    assert.ok(ev?.type === "raw" && ev.source === "stdout");
+    assert.ok(ev?.type === "raw" && ev.source === "acp");
   }));
 

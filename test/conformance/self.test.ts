@@ -76,6 +76,7 @@ const CASES: [string, string, string, string][] = [
   ["zero-counts", "R-SUP-6,R-SUP-1/close-ends-tree", "R-SUP-6", "R-SUP-1"],
   ["seq-gaps", "R-SEQ-1,R-CORE-1", "R-SEQ-1", "R-CORE-1"],
   ["leak-record", "R-REC-1,R-CORE-1", "R-REC-1", "R-CORE-1"],
+  ["no-handshake-deadline", "R-OPEN-2,R-CORE-1", "R-OPEN-2", "R-CORE-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {

@@ -39,7 +39,8 @@ test("R-FRAME-1: stdout carries only JSON-RPC messages; logs go to stderr", asyn
     const m = JSON.parse(line) as RpcMessage;
     assert.equal(m.jsonrpc, "2.0", line);
   }
-  assert.match(s.stderr, /a4aa debug/);
+  // The agent's noise is logged at warn (issue 14), on stderr, never on stdout.
+  assert.match(s.stderr, /a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC/);
   for (const line of s.stderr.split("\n").filter(Boolean)) assert.match(line, /^a4aa (error|warn|info|debug)( \[[^\]]+\])?: /, "stderr holds log lines only");
 });
 

@@ -83,7 +83,8 @@ def test_prompt_streams_events_in_order_and_handler_answers_permission(start: St
     assert [o.option_id for o in asked[0].options] == ["allow", "always", "reject"]
 
 
-def test_permission_without_handler_fails_closed(start: Start) -> None:
+def test_permission_without_handler_fails_closed(start: Start, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 14: decided by the policy (not the host), with one warning."""
     client = start()
     sid = open_example(client)
     out = client.session_prompt(session_id=sid, text="hello", timeout=CALL_TIMEOUT)
@@ -91,9 +92,10 @@ def test_permission_without_handler_fails_closed(start: Start) -> None:
     client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
     events = list(client.events(sid))
     resolved = [e for e in events if isinstance(e, PermissionResolvedEvent)]
-    assert [e.outcome for e in resolved] == ["cancelled"]
+    assert [(e.outcome, e.decided_by) for e in resolved] == [("cancelled", "policy")]
     runs = [e for e in events if isinstance(e, ToolCallUpdateEvent) and e.tool_call_id == "run-1"]
     assert runs and runs[-1].status == "failed"
+    assert len([r for r in caplog.records if "no permission_handler" in r.getMessage()]) == 1
 
 
 def test_handler_that_raises_fails_closed(start: Start) -> None:
@@ -209,7 +211,7 @@ def test_events_before_open_answer_are_buffered(start: Start) -> None:
     # The sidecar relays what the agent prints while starting before session/open answers;
     # a stream asked for only afterwards still gets it.
     client = start()
-    spec = _spec_with(args=["-e", 'process.stdin.on("data", () => process.stdout.write("not json\\n"))'])
+    spec = _spec_with(args=["-e", 'process.stdin.on("data", () => process.stdout.write(JSON.stringify({jsonrpc: "2.0", method: "early/hello", params: {}}) + "\\n"))'])
     threading.Thread(target=lambda: _ignore(lambda: client.session_open(spec=spec, timeout=3)), daemon=True).start()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -217,7 +219,7 @@ def test_events_before_open_answer_are_buffered(start: Start) -> None:
             ids = list(client._streams)
         if ids:
             ev = client.events(ids[0]).get(timeout=10)
-            assert ev is not None and ev.type == "raw" and getattr(ev, "source") == "stdout"
+            assert ev is not None and ev.type == "raw" and getattr(ev, "source") == "acp"
             return
         time.sleep(0.02)
     pytest.fail("no event arrived for the opening session")

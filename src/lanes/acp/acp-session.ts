@@ -22,6 +22,7 @@ import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
+import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
@@ -47,6 +48,8 @@ export class AcpLaneSession implements LaneSession {
   capabilities!: Capabilities;
 
   private inTurn = false;
+  /** The running turn has shown a tool call or asked for one (permission, fs, terminal). */
+  private acted = false;
   private readonly agent: AgentProcess;
   private readonly toolCalls = new Map<string, ToolCallMemory>();
   private readonly state: AcpSessionState = {};
@@ -63,6 +66,7 @@ export class AcpLaneSession implements LaneSession {
     this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
     this.agent = new AgentProcess(ctx, proc, {
       name: "the agent",
+      modeHint: "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`",
       requireVersion: false,
       writeVersion: true,
       onRequest: (method, params) => this.onAgentRequest(method, params),
@@ -116,13 +120,15 @@ export class AcpLaneSession implements LaneSession {
 
     if (spec.authMethodId) {
       await this.agent.request("authenticate", { methodId: spec.authMethodId }, "initialize", (e) =>
-        new A4aaError("auth_required", "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
+        authFailure(spec, "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
       );
     }
 
     const sessionParams = { cwd, mcpServers: spec.mcpServers ?? [] };
     const refused: Refusal = (e) =>
-      e.code === ACP_AUTH_REQUIRED ? new A4aaError("auth_required", "initialize", `${e.method}: ${e.message}`) : new A4aaError("initialize_failed", "initialize", e.message);
+      e.code === ACP_AUTH_REQUIRED || looksLikeAuthFailure(e.message)
+        ? authFailure(spec, "initialize", `${e.method}: ${e.message}`)
+        : new A4aaError("initialize_failed", "initialize", e.message);
     let answer: A.NewSessionResponse;
     if (this.ctx.resume) {
       if (!canResume && !canLoad) {
@@ -195,6 +201,7 @@ export class AcpLaneSession implements LaneSession {
   async prompt(input: TurnInput): Promise<TurnOutcome> {
     if (this.fatal) throw this.fatal;
     this.inTurn = true;
+    this.acted = false;
     const costAtStart = this.lastCostUsd;
     const restore: [SelectorKind, string][] = [];
     try {
@@ -209,7 +216,12 @@ export class AcpLaneSession implements LaneSession {
         "session/prompt",
         { sessionId: this.nativeSessionId, prompt: [{ type: "text", text: input.text }] },
         "prompt",
-        (e) => errors.agentFailed("prompt", `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`),
+        (e) => {
+          const message = `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`;
+          // An auth failure before any tool event: the agent provably did nothing.
+          if (looksLikeAuthFailure(message) || (e.code === ACP_AUTH_REQUIRED && /auth/i.test(e.message))) return authFailure(this.ctx.spec, "prompt", message, this.acted);
+          return errors.agentFailed("prompt", message);
+        },
       );
       // Lenient on purpose: a stop reason newer than our schema is still an answer.
       if (!res || typeof res !== "object" || typeof (res as { stopReason?: unknown }).stopReason !== "string") {
@@ -265,6 +277,7 @@ export class AcpLaneSession implements LaneSession {
         return;
       }
       const ev = mapUpdate(params, this.toolCalls);
+      if (ev.type === "toolCall" || ev.type === "toolCallUpdate") this.acted = true;
       if (ev.type === "usage" && ev.costUsd !== undefined) this.lastCostUsd = ev.costUsd;
       this.ctx.emit(ev);
       return;
@@ -273,6 +286,7 @@ export class AcpLaneSession implements LaneSession {
   }
 
   private async onAgentRequest(method: string, params: unknown): Promise<unknown> {
+    this.acted = true;
     switch (method) {
       case "session/request_permission":
         return this.onPermission(params);

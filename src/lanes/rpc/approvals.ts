@@ -1,5 +1,7 @@
 // Codex approval requests → a4aa permission requests, and the host's (or the preset's)
-// decision back into the decision Codex expects. Fail-closed is always `decline`.
+// decision back into the decision Codex expects. Fail-closed is always `decline`, so it is
+// always offered, and it comes before Codex's turn-stopping `cancel`: a host that picks the
+// first option of a kind (as ACP hosts do) gets what ACP means by it.
 import type * as C from "../../../generated/codex/types.js";
 import type { LanePermissionOption, PermissionAsk, PermissionDecision } from "../lane.js";
 import type { ToolItemMemory } from "./map-notification.js";
@@ -18,10 +20,13 @@ export const DECLINE = { decision: "decline" } as const;
 const SIMPLE: Record<string, Omit<LanePermissionOption, "optionId">> = {
   accept: { name: "Allow once", kind: "allowOnce" },
   acceptForSession: { name: "Allow for this session", kind: "allowAlways" },
-  decline: { name: "Decline", kind: "rejectOnce" },
+  decline: { name: "Decline (the turn goes on without it)", kind: "rejectOnce" },
   // Declines *and* interrupts the turn: only the host may choose that.
   cancel: { name: "Decline and stop the turn", kind: "rejectOnce", auto: false },
 };
+
+/** Options are offered kind by kind in ACP's order; within a kind, plain ones before host-only ones. */
+const KIND_ORDER: LanePermissionOption["kind"][] = ["allowOnce", "allowAlways", "rejectOnce", "rejectAlways"];
 
 /** An approval request turned into options, each remembering the Codex decision it stands for. */
 export interface ApprovalAsk {
@@ -83,7 +88,13 @@ function options(available: unknown, onUnknown: (d: unknown) => void): { options
     opts.push(o.opt);
     decisions.set(o.opt.optionId, o.decision);
   });
-  return { options: opts, decisions };
+  // Codex (0.171, `untrusted`) may offer `cancel` without `decline`; it takes `decline` all the same.
+  if (!decisions.has("decline")) {
+    opts.push({ optionId: "decline", ...SIMPLE.decline });
+    decisions.set("decline", "decline");
+  }
+  const rank = (o: LanePermissionOption) => KIND_ORDER.indexOf(o.kind) * 2 + (o.auto === false ? 1 : 0);
+  return { options: opts.map((o, i) => ({ o, i })).sort((a, b) => rank(a.o) - rank(b.o) || a.i - b.i).map(({ o }) => o), decisions };
 }
 
 export function commandApproval(

@@ -7,6 +7,7 @@ import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
+import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
@@ -91,6 +92,8 @@ export class CodexLaneSession implements LaneSession {
   private activeModel: string | null = null;
   private activeEffort: string | null = null;
   private warnedEffort = false;
+  /** The running turn has shown a tool item or asked for an approval. */
+  private acted = false;
 
   constructor(
     private readonly ctx: LaneContext<RpcAgentSpec>,
@@ -98,6 +101,7 @@ export class CodexLaneSession implements LaneSession {
   ) {
     this.agent = new AgentProcess(ctx, proc, {
       name: "codex app-server",
+      modeHint: "`codex app-server`",
       // Codex omits "jsonrpc" and numbers its own requests from 0.
       requireVersion: false,
       writeVersion: false,
@@ -131,7 +135,9 @@ export class CodexLaneSession implements LaneSession {
     const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
     const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
     const refused: Refusal = (e) =>
-      new A4aaError(/auth|login|unauthori[sz]ed/i.test(e.message) ? "auth_required" : "initialize_failed", "initialize", `${what}: ${e.message}`);
+      /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)
+        ? authFailure(ctx.spec, "initialize", `${what}: ${e.message}`)
+        : new A4aaError("initialize_failed", "initialize", `${what}: ${e.message}`);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
           "thread/resume",
@@ -179,6 +185,7 @@ export class CodexLaneSession implements LaneSession {
     this.turn?.fail(new Error("superseded by a new turn"));
     const turn = new ActiveTurn();
     this.turn = turn;
+    this.acted = false;
     this.usage.startTurn();
     try {
       const selectors = this.selectorParams(input);
@@ -216,6 +223,8 @@ export class CodexLaneSession implements LaneSession {
       case "failed": {
         const e = t.error;
         const detail = [e?.message ?? "the turn failed", e?.additionalDetails].filter(Boolean).join(": ");
+        // An auth failure before any tool item: Codex provably did nothing.
+        if (looksLikeAuthFailure(`${detail} ${JSON.stringify(e?.codexErrorInfo ?? "")}`)) throw authFailure(this.ctx.spec, "prompt", detail, this.acted);
         throw errors.agentFailed("prompt", detail);
       }
       default:
@@ -316,6 +325,7 @@ export class CodexLaneSession implements LaneSession {
     const item = n?.item as (C.ThreadItem & { type: string; id: string }) | undefined;
     if (!item || typeof item.type !== "string" || typeof item.id !== "string") return this.raw(method, n);
     if (isToolItem(item)) {
+      this.acted = true;
       return this.ctx.emit(method === "item/started" ? toolCallOf(item, this.toolItems) : toolCallUpdateOf(item, this.toolItems));
     }
     switch (item.type) {
@@ -370,6 +380,7 @@ export class CodexLaneSession implements LaneSession {
 
   private async onAgentRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown> {
     if (method === COMMAND_APPROVAL || method === FILE_CHANGE_APPROVAL) {
+      this.acted = true;
       const p = params as { itemId?: unknown } | undefined;
       if (!p || typeof p.itemId !== "string") throw new RpcHandlerError(RpcErrorCode.InvalidParams, `${method}: itemId must be a string`);
       const onUnknown = (d: unknown) =>

@@ -92,6 +92,27 @@ export const sessionChecks: Check[] = [
     },
   },
   {
+    id: "R-OPEN-2/handshake-deadline",
+    covers: ["R-OPEN-2"],
+    title: "an ACP agent that never answers initialize fails session/open initialize_failed (retryable) once the spec's handshakeTimeoutMs has passed, and is gone by then",
+    async run(ctx) {
+      const h = ctx.start();
+      const t0 = Date.now();
+      const open = h.fail("session/open", { spec: ctx.acp(["--hang-init"], { handshakeTimeoutMs: 1000 }) }, "initialize_failed");
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("session/open of an agent that never answers initialize was not answered within 10 s (handshakeTimeoutMs 1000)")), 10_000);
+      });
+      const e = await Promise.race([open, bound]).finally(() => clearTimeout(timer));
+      assert.ok(Date.now() - t0 >= 900, "answered before the deadline had passed");
+      assert.equal(e.data?.stage, "initialize");
+      assert.equal(e.data?.retryable, true, "a handshake that timed out may succeed when tried again");
+      const left = ctx.leftovers();
+      assert.deepEqual(left, [], `the agent still ran when the open failed: ${describe(left)}`);
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
     id: "R-OPEN-1/refused-before-spawn",
     covers: ["R-OPEN-1", "R-CLI-1"],
     title: "selectors and resume a lane cannot honour (rpc mode, generic model/effort/resume) are unsupported_selector before anything is spawned",

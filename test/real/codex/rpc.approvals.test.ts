@@ -19,12 +19,14 @@ test("R-PERM-1: a command that needs approval, accepted once by the host: it run
   const [req] = r.h.permissionRequests();
   assert.equal(req.kind, "execute");
   assert.match(req.title, /touch approved\.txt/);
-  // What Codex 0.171 offers under `untrusted`: accept, an exec-policy amendment, cancel.
+  // What Codex 0.171 offers under `untrusted`: accept, an exec-policy amendment, cancel; a4aa
+  // adds decline before cancel (issue 14: the first reject option lets the turn go on).
   assert.deepEqual(
     req.options.map((o: any) => [o.optionId, o.kind]),
     [
       ["accept", "allowOnce"],
       ["acceptWithExecpolicyAmendment", "allowAlways"],
+      ["decline", "rejectOnce"],
       ["cancel", "rejectOnce"],
     ],
   );
@@ -47,6 +49,22 @@ test("R-PERM-1: declined once (the host cancels the request → decline): nothin
   // The model was told the command was declined.
   const follow = r.mock.mainRequests()[1].body.input.find((i: any) => i.type === "function_call_output");
   assert.ok(follow, "the model got the tool's outcome");
+  await finish(r);
+});
+
+test("issue 14: a host that picks the first rejectOnce option declines the command and the turn goes on", { skip }, async () => {
+  const r = await startCodex(shellTurn("touch rejected.txt", "fine, not running it"), {
+    onPermission: (p: any) => ({ result: { selected: p.options.find((o: any) => o.kind === "rejectOnce").optionId } }),
+  });
+  const sid = await r.open();
+  const out = await r.h.ok("session/prompt", { sessionId: sid, text: "make a file" });
+  assert.equal(out.stopReason, "endTurn");
+  assert.equal(out.text, "fine, not running it");
+  assert.ok(!existsSync(path.join(r.run.cwd, "rejected.txt")), "the command did not run");
+  assert.deepEqual(
+    r.h.events(sid).find((e) => e.type === "permissionResolved"),
+    { type: "permissionResolved", toolCallId: r.h.permissionRequests()[0].toolCallId, outcome: "selected", optionId: "decline", decidedBy: "host" },
+  );
   await finish(r);
 });
 

@@ -1307,6 +1307,12 @@ class AcpAgentSpec:
     """MCP servers passed verbatim to the agent's `session/new` / `session/load` (ACP `McpServer`
     objects).
     """
+    handshake_timeout_ms: Optional[int] = None
+    """How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` |
+    `session/resume` | `session/load` and the selectors the session asks for), in milliseconds; past
+    it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default:
+    `a4aa serve --handshake-timeout`, else 60000. (1.2)
+    """
     auth_method_id: Optional[str] = None
     """When set, `authenticate` is called with this method id after `initialize`."""
 
@@ -1324,6 +1330,8 @@ class AcpAgentSpec:
             out["clientCapabilities"] = _c.encode(self.client_capabilities)
         if self.mcp_servers is not None:
             out["mcpServers"] = _c.encode(self.mcp_servers)
+        if self.handshake_timeout_ms is not None:
+            out["handshakeTimeoutMs"] = _c.encode(self.handshake_timeout_ms)
         if self.auth_method_id is not None:
             out["authMethodId"] = _c.encode(self.auth_method_id)
         return out
@@ -1344,11 +1352,12 @@ class AcpAgentSpec:
             max_output_bytes=_c.optional(d, "maxOutputBytes", path, _c.integer_range(1, None), None),
             client_capabilities=_c.optional(d, "clientCapabilities", path, AcpClientCapabilities.from_json, None),
             mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_JsonObject), None),
+            handshake_timeout_ms=_c.optional(d, "handshakeTimeoutMs", path, _c.integer_range(1, None), None),
             auth_method_id=_c.optional(d, "authMethodId", path, _c.string_min(1), None),
         )
 
 
-_AcpAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "authMethodId"})
+_AcpAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "authMethodId"})
 
 
 @dataclass(kw_only=True)
@@ -1368,6 +1377,12 @@ class RpcAgentSpec:
     lanes, per turn on the `cli` lane. Exceeding it fails the turn with `output_limit` and stops the
     agent. Default 67108864 (64 MiB).
     """
+    handshake_timeout_ms: Optional[int] = None
+    """How long the agent has to complete the handshake (`initialize`, `thread/start` |
+    `thread/resume`), in milliseconds; past it `session/open` fails with `initialize_failed`
+    (retryable) and the agent is stopped. Default: `a4aa serve --handshake-timeout`, else 60000.
+    (1.2)
+    """
     approval_policy: Optional[RpcAgentSpecApprovalPolicy] = None
     """Codex approval policy; overrides what the permission preset implies."""
     sandbox: Optional[RpcAgentSpecSandbox] = None
@@ -1384,6 +1399,8 @@ class RpcAgentSpec:
         if self.max_output_bytes is not None:
             out["maxOutputBytes"] = _c.encode(self.max_output_bytes)
         out["dialect"] = _c.encode(self.dialect)
+        if self.handshake_timeout_ms is not None:
+            out["handshakeTimeoutMs"] = _c.encode(self.handshake_timeout_ms)
         if self.approval_policy is not None:
             out["approvalPolicy"] = _c.encode(self.approval_policy)
         if self.sandbox is not None:
@@ -1405,12 +1422,13 @@ class RpcAgentSpec:
             command=_c.required(d, "command", path, Command.from_json),
             max_output_bytes=_c.optional(d, "maxOutputBytes", path, _c.integer_range(1, None), None),
             dialect=_c.required(d, "dialect", path, _decode_RpcDialect),
+            handshake_timeout_ms=_c.optional(d, "handshakeTimeoutMs", path, _c.integer_range(1, None), None),
             approval_policy=_c.optional(d, "approvalPolicy", path, _decode_RpcAgentSpecApprovalPolicy, None),
             sandbox=_c.optional(d, "sandbox", path, _decode_RpcAgentSpecSandbox, None),
         )
 
 
-_RpcAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "approvalPolicy", "sandbox"})
+_RpcAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox"})
 
 
 @dataclass(kw_only=True)

@@ -28,7 +28,8 @@ log = logging.getLogger("a4aa")
 
 PermissionHandler = Callable[[PermissionRequest], Optional[PermissionResponse]]
 """Answers permission/request: return PermissionSelected(selected=<option id>) or
-PermissionCancelled(). None, an exception or no handler at all answer "cancelled"."""
+PermissionCancelled(). None, an exception or no handler at all fail closed ("cancelled"); an
+exception or no handler is decided by the sidecar's policy (decidedBy "policy")."""
 
 _END = object()
 
@@ -81,6 +82,10 @@ class EventStream:
             yield ev
 
 
+class _NoHandler(Exception):
+    """The host has no permission handler: answered with an error, failed closed by the sidecar's policy."""
+
+
 class _Router(SidecarHandler):
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -91,7 +96,10 @@ class _Router(SidecarHandler):
     def on_permission_request(self, params: PermissionRequest) -> PermissionResponse:
         handler = self._client._permission
         if handler is None:
-            return PermissionCancelled()
+            if not self._client._warned_no_handler:
+                self._client._warned_no_handler = True
+                log.warning("a4aa client: no permission_handler: permission requests fail closed (cancelled)")
+            raise _NoHandler("the host has no permission handler")
         answer = handler(params)
         return PermissionCancelled() if answer is None else answer
 
@@ -118,6 +126,7 @@ class Client(HostMethods):
         max_line_bytes are skipped."""
         argv: List[str] = list(command) if command else sidecar_command(env, cwd)
         self._permission = permission_handler
+        self._warned_no_handler = False
         self._max = max_line_bytes
         self._close_timeout = close_timeout
         self._lock = threading.Lock()
@@ -285,6 +294,8 @@ class Client(HostMethods):
                 resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_METHOD_NOT_FOUND, "message": f"method not found: {method}"}}
         except DecodeError as e:
             resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_INVALID_PARAMS, "message": str(e)}}
+        except _NoHandler as e:
+            resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_ADAPTER_ERROR, "message": str(e)}}
         except Exception as e:  # the host's handler failed: the sidecar answers the agent "cancelled"
             log.warning("a4aa client: %s handler failed: %r", method, e)
             resp = {"jsonrpc": "2.0", "id": id_, "error": {"code": RPC_ADAPTER_ERROR, "message": f"handler failed: {e}"}}

@@ -9,7 +9,7 @@ import { presetChoice } from "../../../../src/sessions/permissions.js";
 const base = { kind: "command", threadId: "t", turnId: "u", itemId: "call_1", startedAtMs: 1, environmentId: "local" } as const;
 const ignore = () => undefined;
 
-test("options are the request's availableDecisions, in order, each with its kind; structured ones host-only", () => {
+test("issue 14: options are the request's availableDecisions kind by kind (allow once, always, reject once, always), plain before host-only; decline always offered before the turn-stopping cancel", () => {
   const unknown: unknown[] = [];
   const a = commandApproval(
     {
@@ -32,10 +32,13 @@ test("options are the request's availableDecisions, in order, each with its kind
     [
       ["accept", "allowOnce", true],
       ["acceptWithExecpolicyAmendment", "allowAlways", false],
-      ["applyNetworkPolicyAmendment:deny:example.com", "rejectAlways", false],
+      ["decline", "rejectOnce", true],
       ["cancel", "rejectOnce", false],
+      ["applyNetworkPolicyAmendment:deny:example.com", "rejectAlways", false],
     ],
   );
+  assert.match(a.ask.options.find((o) => o.optionId === "cancel")!.name, /stop the turn/);
+  assert.match(a.ask.options.find((o) => o.optionId === "decline")!.name, /the turn goes on/);
   assert.deepEqual(unknown, [{ somethingNew: true }]);
   assert.deepEqual([a.ask.toolCallId, a.ask.kind, a.ask.title], ["call_1", "execute", "touch x"]);
   assert.deepEqual(a.ask.contentTexts, ["touch x", "in /w"]);
@@ -84,9 +87,12 @@ test("presets map to approval policy and sandbox; the spec's fields win", () => 
   assert.deepEqual(codexPolicy({ ...spec, sandbox: "read-only" }, "bypass"), { approvalPolicy: "never", sandbox: "read-only" });
 });
 
-test("a preset never picks `cancel` (it would interrupt the turn): rejecting falls to decline", () => {
+test("issue 14: neither a preset nor a host taking the first reject option picks `cancel` (it would interrupt the turn): both get decline", () => {
   const a = commandApproval({ ...base, command: "rm x", availableDecisions: ["accept", "cancel"] }, undefined, ignore);
   const choice = presetChoice("readOnly", a.ask.kind);
   assert.deepEqual(choice, { allow: false });
-  assert.equal(a.ask.options.find((o) => o.kind === "rejectOnce" && o.auto !== false), undefined);
+  assert.equal(a.ask.options.find((o) => o.kind === "rejectOnce" && o.auto !== false)?.optionId, "decline");
+  const first = a.ask.options.find((o) => o.kind === "rejectOnce")!;
+  assert.deepEqual(approvalResponse(a, { outcome: "selected", optionId: first.optionId }), { decision: "decline" });
+  assert.deepEqual(approvalResponse(a, { outcome: "selected", optionId: "cancel" }), { decision: "cancel" });
 });

@@ -1,0 +1,109 @@
+// Issue 14 "no open hangs": the handshake deadline of the acp and rpc lanes through a real
+// `a4aa serve`, against an agent started in the wrong mode (a banner on stdout, never an
+// answer) and one that hangs in initialize; and non-JSON stdout lines never pass silently.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import type { AgentSpec } from "../../generated/ts/types.js";
+import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked } from "../helpers/sidecar.js";
+
+const BANNER_AGENT = fileURLToPath(new URL("../fixtures/banner-agent.js", import.meta.url));
+const FAKE_APP_SERVER = fileURLToPath(new URL("../fixtures/rpc/fake-app-server.js", import.meta.url));
+
+const started: TestSidecar[] = [];
+const markers: string[] = [];
+function setup(args: string[] = []) {
+  const s = new TestSidecar({ args });
+  started.push(s);
+  const marker = newMarker();
+  markers.push(marker);
+  return { s, marker };
+}
+after(() => {
+  for (const s of started) s.kill();
+  for (const m of markers) killMarked(m);
+});
+
+function spec(marker: string, lane: "acp" | "rpc", program: string, args: string[], extra: Record<string, unknown> = {}): AgentSpec {
+  return {
+    id: "wrong-mode",
+    lane,
+    ...(lane === "rpc" ? { dialect: "codexAppServer" } : {}),
+    command: { program: process.execPath, args: [program, ...args], env: { policy: "sanitized", inherit: ["PATH"], set: { A4AA_TEST_MARKER: marker } } },
+    ...extra,
+  } as AgentSpec;
+}
+
+for (const lane of ["acp", "rpc"] as const) {
+  test(`issue 14 handshake deadline (${lane}): an agent that prints a banner and never answers fails the open initialize_failed (retryable) with its stdout and stderr in detail, and is stopped`, async () => {
+    const { s, marker } = setup();
+    const t0 = Date.now();
+    const r = await s.call("session/open", { spec: spec(marker, lane, BANNER_AGENT, [], { handshakeTimeoutMs: 700 }) });
+    const took = Date.now() - t0;
+    assert.ok(took >= 650 && took < 5000, `answered after the deadline, not long after (${took} ms)`);
+    const d = r.error?.data;
+    assert.equal(d?.code, "initialize_failed", JSON.stringify(r));
+    assert.equal(d.stage, "initialize");
+    assert.equal(d.retryable, true);
+    assert.match(d.detail, /within 700 ms \(no answer to initialize\)/);
+    assert.match(d.detail, /Welcome to Banner Agent 1\.0!/, "the first non-JSON stdout lines");
+    assert.match(d.detail, /Thinking about your question/, "what it printed after our line");
+    assert.match(d.detail, /stderr tail:\nbanner-agent: interactive mode/);
+    assert.match(d.detail, lane === "acp" ? /--acp/ : /codex app-server/, "says how to start the agent in its mode");
+    assert.deepEqual(await waitNoProcesses(marker), [], "the agent was stopped before the answer");
+    // Logged at warn (the default level), never silently dropped.
+    assert.match(s.stderr, /a4aa warn .*printed a stdout line that is not JSON-RPC.*Welcome to Banner Agent/);
+    // Before the session exists, the lines are kept for the detail, not streamed.
+    assert.equal(s.events().filter((e) => e.type === "raw").length, 0);
+    assert.equal(await s.end(), 0);
+  });
+}
+
+test("issue 14 handshake deadline: `serve --handshake-timeout` applies when the spec sets none (acp --hang-init)", async () => {
+  const { s, marker } = setup(["--handshake-timeout", "500"]);
+  const r = await s.call("session/open", { spec: fakeAgentSpec(marker, ["--hang-init"]) });
+  assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r));
+  assert.match(r.error!.data.detail, /within 500 ms \(no answer to initialize\)/);
+  assert.match(r.error!.data.detail, /no stderr output/);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+  // The sidecar goes on: the next open with a working agent succeeds.
+  const ok = await s.ok("session/open", { spec: fakeAgentSpec(marker) });
+  await s.ok("session/close", { sessionId: ok.sessionId });
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("issue 14 handshake deadline (rpc): the spec's handshakeTimeoutMs bounds a codex that hangs in initialize", async () => {
+  const { s, marker } = setup(["--handshake-timeout", "60000"]);
+  const r = await s.call("session/open", { spec: spec(marker, "rpc", FAKE_APP_SERVER, ["--hang-init"], { handshakeTimeoutMs: 400 }) });
+  assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r));
+  assert.match(r.error!.data.detail, /codex app-server \(node\) did not complete the handshake within 400 ms/);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+  assert.equal(await s.end(), 0);
+});
+
+test("issue 14: a handshake that completes in time is not cut short by its deadline, and later turns are not bounded by it", async () => {
+  const { s, marker } = setup(["--handshake-timeout", "300"]);
+  const sid = await s.open(fakeAgentSpec(marker));
+  const r = await s.ok("session/prompt", { sessionId: sid, text: "slow:10" });
+  assert.equal(r.stopReason, "endTurn");
+  await s.ok("session/close", { sessionId: sid });
+  assert.equal(await s.end(), 0);
+});
+
+test("issue 14: non-JSON stdout lines during a turn are raw events (source stdout) and a warn-level log line", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  await s.ok("session/prompt", { sessionId: sid, text: "noise;text:done" });
+  const raw = s.events(sid).filter((e) => e.type === "raw" && e.source === "stdout");
+  assert.ok(raw.length >= 1, JSON.stringify(s.events(sid)));
+  assert.match(s.stderr, /a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC .*sent as a raw event/);
+  await s.ok("session/close", { sessionId: sid });
+  assert.equal(await s.end(), 0);
+});
+
+test("issue 14: the --handshake-timeout flag is checked", async () => {
+  const { s } = setup(["--handshake-timeout", "soon"]);
+  assert.equal(await s.exited, 2);
+  assert.match(s.stderr, /--handshake-timeout must be a positive number of milliseconds/);
+});
