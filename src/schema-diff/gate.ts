@@ -9,8 +9,9 @@ import { DEFAULT_CHANGELOG, DEFAULT_SCHEMA, UsageError, parseArgs, run } from ".
 const HELP = `Usage: npm run schema:gate [-- --base REF] [--history] [--brief] [--schema PATH] [--changelog PATH]
 
 Compares ${DEFAULT_SCHEMA} in the working tree with a base commit (default: the
-merge-base with main on a branch, HEAD~1 on main) and fails (exit 1) when a change
-needs a bigger version bump than info.version got, or a new version has no
+merge-base with main on a branch; on main, the last commit of the previous info.version,
+so that all of an unreleased version's changes are judged together) and fails (exit 1)
+when a change needs a bigger version bump than info.version got, or a new version has no
 ${DEFAULT_CHANGELOG} entry.
   --base REF    compare with REF instead
   --history     judge every commit that changed the document, each against its parent,
@@ -82,7 +83,7 @@ run("schema:gate", (argv) => {
     const c = commitOf(flags.base, root);
     if (!c) throw new UsageError(`--base ${JSON.stringify(flags.base)} names no commit`, "npm run schema:gate -- --help");
     base = { commit: c, describe: flags.base };
-  } else base = defaultBase(root);
+  } else base = defaultBase(root, file);
   const oldText = base.commit ? showFile(base.commit, file, root) : null;
   const ok = judge(
     `schema gate: ${file} against ${base.describe}${base.commit ? ` = ${short(base.commit)}` : ""}`,

@@ -40,12 +40,40 @@ export interface Base {
   describe: string;
 }
 
+function versionOf(text: string | null): string | undefined {
+  try {
+    const v = text === null ? undefined : (JSON.parse(text) as { info?: { version?: unknown } }).info?.version;
+    return typeof v === "string" ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * On main: the newest commit (following first parents) whose `file` has another
+ * `info.version` than the working tree's. Every change made while a version is not yet
+ * released is judged together against the version before it, so that a second change in
+ * 1.2.0 is not taken for one that needs 1.3.0.
+ */
+function previousVersionBase(root: string, file: string): Base | undefined {
+  const current = versionOf(readWorkingFile(file, root));
+  if (!current) return undefined;
+  const log = git(["log", "--first-parent", "--format=%H", "HEAD", "--", file], root);
+  if (!log.ok) return undefined;
+  for (const commit of log.out.split("\n").filter(Boolean)) {
+    const v = versionOf(showFile(commit, file, root));
+    if (v !== undefined && v !== current) return { commit, describe: `the last commit at ${v}, the version before ${current}` };
+  }
+  return undefined;
+}
+
 /**
  * The base the gate compares with: on a branch, its merge-base with main (HEAD itself on a
  * branch with no commits of its own); on main (or a detached HEAD at main's tip, as in CI on
- * a fresh clone), HEAD's parent.
+ * a fresh clone), the last commit of the version before the working tree's (`file` given),
+ * else HEAD's parent.
  */
-export function defaultBase(root: string): Base {
+export function defaultBase(root: string, file?: string): Base {
   const head = commitOf("HEAD", root);
   if (!head) throw new Error("the repository has no commits");
   const branch = git(["rev-parse", "--abbrev-ref", "HEAD"], root).out.trim();
@@ -56,6 +84,8 @@ export function defaultBase(root: string): Base {
     const mb = git(["merge-base", "HEAD", main], root);
     if (mb.ok) return { commit: mb.out.trim(), describe: `merge-base of HEAD and ${main}` };
   }
+  const previous = file ? previousVersionBase(root, file) : undefined;
+  if (previous) return previous;
   const parent = commitOf("HEAD~1", root);
   if (parent) return { commit: parent, describe: "HEAD~1 (the parent of HEAD)" };
   if (git(["rev-parse", "--is-shallow-repository"], root).out.trim() === "true") {

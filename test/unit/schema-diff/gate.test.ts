@@ -166,3 +166,34 @@ test("a4aa schema diff OLD NEW", () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("gate on main: every change of an unreleased version is judged together, against the version before it", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "a4aa-gate-"));
+  try {
+    const git = (...args: string[]) => assert.equal(sh(dir, "git", args).code, 0);
+    const commit = (schema: string, log: string, msg: string) => {
+      mkdirSync(path.join(dir, "schema"), { recursive: true });
+      writeFileSync(path.join(dir, "schema/a4aa.v1.openrpc.json"), schema);
+      writeFileSync(path.join(dir, "schema/CHANGELOG.md"), log);
+      git("add", "-A");
+      git("commit", "-qm", msg);
+    };
+    const addSecond = (d: Doc) => (d.components.schemas.TurnOutcome.properties.attempts = { type: "integer" });
+    const log11 = "## 1.1.0\n\nTwo fields.\n\n## 1.0.0\n\nFirst.\n";
+    git("init", "-q", "-b", "main");
+    commit(variant("1.0.0"), "## 1.0.0\n\nFirst.\n", "1.0.0");
+    commit(variant("1.1.0", addOptional), log11, "1.1.0: one field");
+    commit(variant("1.1.0", (d) => (addOptional(d), addSecond(d))), log11, "1.1.0: a second field, same version");
+    let r = sh(dir, process.execPath, [gate]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /the last commit at 1\.0\.0, the version before 1\.1\.0/);
+    assert.match(r.out, /TurnOutcome\.durationMs/);
+    assert.match(r.out, /TurnOutcome\.attempts/);
+    commit(variant("1.1.0", (d) => (addOptional(d), addSecond(d), removeEffort(d))), log11, "1.1.0: a breaking change");
+    r = sh(dir, process.execPath, [gate]);
+    assert.equal(r.code, 1, r.out);
+    assert.match(r.out, /enum-value-removed/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
