@@ -19,7 +19,8 @@ export interface JournalLimits {
 }
 
 export class Journal {
-  private kept: Kept[] = [];
+  /** Entries before `head` were dropped and are cleared, so that their events can be freed. */
+  private kept: (Kept | undefined)[] = [];
   /** Index of the oldest kept entry in `kept` (entries before it were dropped). */
   private head = 0;
   private bytes = 0;
@@ -33,7 +34,8 @@ export class Journal {
     this.kept.push({ seq, event, bytes });
     this.bytes += bytes;
     while (this.size > this.limits.maxEvents || (this.bytes > this.limits.maxBytes && this.size > 1)) {
-      this.bytes -= this.kept[this.head].bytes;
+      this.bytes -= this.kept[this.head]!.bytes;
+      this.kept[this.head] = undefined;
       this.head++;
     }
     // Compacting now and then keeps the drop O(1) amortised.
@@ -54,7 +56,7 @@ export class Journal {
 
   /** The oldest seq still kept (lastSeq + 1 when nothing is). */
   get firstSeq(): number {
-    return this.size ? this.kept[this.head].seq : this.last + 1;
+    return this.size ? this.kept[this.head]!.seq : this.last + 1;
   }
 
   /** Bytes of the events kept (as serialized JSON). */
@@ -68,7 +70,8 @@ export class Journal {
     const from = this.head + Math.max(0, afterSeq + 1 - first);
     const events: HistoryEntry[] = [];
     for (let i = from; i < this.kept.length && events.length < limit; i++) {
-      events.push({ seq: this.kept[i].seq, event: this.kept[i].event });
+      const k = this.kept[i]!;
+      events.push({ seq: k.seq, event: k.event });
     }
     return { events, firstSeq: first, lastSeq: this.last };
   }

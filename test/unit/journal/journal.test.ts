@@ -1,5 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { Journal } from "../../../src/journal/journal.js";
 
 const ev = (text: string) => ({ type: "messageChunk" as const, text });
@@ -30,4 +32,23 @@ test("R-SEQ-1: the byte bound drops the oldest, but the newest event is always k
   j.append(ev("c".repeat(500)));
   assert.deepEqual(j.history().events.map((e) => e.seq), [3]);
   assert.ok(j.keptBytes > 100);
+});
+
+test("R-SEQ-1: dropped events are released at once, not at the next compaction (a flood of big events stays within the byte bound)", async () => {
+  const j = new Journal({ maxEvents: 10_000, maxBytes: 4 * 1024 * 1024 });
+  const refs: WeakRef<object>[] = [];
+  for (let i = 0; i < 64; i++) {
+    const event = { type: "messageChunk" as const, text: "x".repeat(1024 * 1024) + i };
+    refs.push(new WeakRef(event));
+    j.append(event);
+  }
+  assert.ok(j.keptBytes <= 4 * 1024 * 1024 + 64, `kept ${j.keptBytes} bytes`);
+  // A collection, to see that nothing holds the dropped events any more.
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  await new Promise((r) => setImmediate(r));
+  gc();
+  assert.ok(refs.slice(0, 32).every((r) => r.deref() === undefined), "the dropped events were freed");
+  assert.equal(j.history().events.length, j.size);
+  assert.equal(j.history().events[0].seq, j.firstSeq);
 });
