@@ -1,5 +1,6 @@
 // The test sidecar of the integration tests: the one test host (host.ts, on clients/ts)
 // with this suite's defaults, and the agent specs the tests use.
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import { CLI, TestHost, markedNodeCommand, type HostOptions, type PermissionAnswer, type RpcMessage } from "./host.js";
@@ -35,4 +36,24 @@ export function waitNoProcesses(marker: string, timeoutMs = 5000): Promise<numbe
 /** Kills whatever carries `marker` (cleanup after a failed test). */
 export function killMarked(marker: string): void {
   killAll(processesWithMarker(marker));
+}
+
+/**
+ * A test file's sidecars: `setup(args?)` starts one with a fresh marker for its agents; after
+ * the file's tests, every sidecar it started is killed and whatever carries a marker too.
+ */
+export function sidecarSetup(): (args?: string[]) => { s: TestSidecar; marker: string } {
+  const started: TestSidecar[] = [];
+  const markers: string[] = [];
+  after(() => {
+    for (const s of started) s.kill();
+    for (const m of markers) killMarked(m);
+  });
+  return (args = []) => {
+    const s = new TestSidecar({ args });
+    started.push(s);
+    const marker = newMarker();
+    markers.push(marker);
+    return { s, marker };
+  };
 }

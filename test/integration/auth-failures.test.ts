@@ -3,21 +3,9 @@
 // no tool event came before the failure.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked } from "../helpers/sidecar.js";
+import { TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup() {
-  const s = new TestSidecar();
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 
 async function finish(s: TestSidecar, marker: string) {
   assert.equal(await s.end(), 0);

@@ -5,24 +5,12 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked } from "../helpers/sidecar.js";
+import { sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 
 const BANNER_AGENT = fileURLToPath(new URL("../fixtures/banner-agent.js", import.meta.url));
 const FAKE_APP_SERVER = fileURLToPath(new URL("../fixtures/rpc/fake-app-server.js", import.meta.url));
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup(args: string[] = []) {
-  const s = new TestSidecar({ args });
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 
 function spec(marker: string, lane: "acp" | "rpc", program: string, args: string[], extra: Record<string, unknown> = {}): AgentSpec {
   return {

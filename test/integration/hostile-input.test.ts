@@ -1,29 +1,17 @@
 // Hostile input from an agent (a4aa.v1 §14, issue 20): a real `a4aa serve` driving the
 // hostile fake agent. The floods of hundreds of MiB are in test/hostile/ (npm run test:hostile).
-import { test, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { TestSidecar, fakeAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
+import { TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { hostileSpec, peakRss } from "../fixtures/hostile/spec.js";
 import { fakeSpec } from "../fixtures/rpc/host.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup() {
-  const s = new TestSidecar();
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 async function finish(s: TestSidecar, marker: string) {
   assert.equal(await s.end(), 0, "the sidecar still exits on stdin EOF");
   assert.deepEqual(await waitNoProcesses(marker), [], "no process of the test is left");

@@ -2,21 +2,9 @@
 // through a real `a4aa serve` and the fake ACP agent.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked, processesWithMarker } from "../helpers/sidecar.js";
+import { sidecarSetup, fakeAgentSpec, waitNoProcesses, processesWithMarker } from "../helpers/sidecar.js";
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup(args: string[] = []) {
-  const s = new TestSidecar({ args });
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 
 test("R-CANCEL-1: cancel answers {} once delivered; the prompt settles cancelled; unknown ids are unknown_session", async () => {
   const { s, marker } = setup();

@@ -7,24 +7,12 @@ import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { TestSidecar, fakeAgentSpec, killMarked, newMarker, processesWithMarker, waitNoProcesses } from "../helpers/sidecar.js";
+import { TestSidecar, sidecarSetup, fakeAgentSpec, processesWithMarker, waitNoProcesses } from "../helpers/sidecar.js";
 
 const TERMINALS = { clientCapabilities: { terminal: true } } as Partial<AgentSpec>;
 const TREE_CLI = fileURLToPath(new URL("../fixtures/supervise/tree-cli.js", import.meta.url));
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup(args: string[] = []) {
-  const s = new TestSidecar({ args });
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 
 function cliSpec(marker: string, extra: Record<string, unknown> = {}): AgentSpec {
   return {
