@@ -42,15 +42,15 @@ export function killMarked(marker: string): void {
  * A test file's sidecars: `setup(args?)` starts one with a fresh marker for its agents; after
  * the file's tests, every sidecar it started is killed and whatever carries a marker too.
  */
-export function sidecarSetup(): (args?: string[]) => { s: TestSidecar; marker: string } {
+export function sidecarSetup(): (opts?: string[] | StartOptions) => { s: TestSidecar; marker: string } {
   const started: TestSidecar[] = [];
   const markers: string[] = [];
   after(() => {
     for (const s of started) s.kill();
     for (const m of markers) killMarked(m);
   });
-  return (args = []) => {
-    const s = new TestSidecar({ args });
+  return (opts = []) => {
+    const s = new TestSidecar(Array.isArray(opts) ? { args: opts } : opts);
     started.push(s);
     const marker = newMarker();
     markers.push(marker);

@@ -4,23 +4,11 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked, processesWithMarker } from "../helpers/sidecar.js";
+import { TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses, processesWithMarker } from "../helpers/sidecar.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import { scratchDir } from "../helpers/tmp.js";
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup(opts?: ConstructorParameters<typeof TestSidecar>[0]) {
-  const s = new TestSidecar(opts);
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const setup = sidecarSetup();
 
 async function finish(s: TestSidecar, marker: string) {
   assert.equal(await s.end(), 0);

@@ -1,21 +1,10 @@
 // R-SEQ-1 and session/history end to end: a real `a4aa serve` and the fake ACP agent.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestSidecar, fakeAgentSpec, newMarker, waitNoProcesses, killMarked } from "../helpers/sidecar.js";
+import { TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 
-const started: TestSidecar[] = [];
-const markers: string[] = [];
-function setup() {
-  const s = new TestSidecar({ onPermission: () => ({ result: { selected: "yes" } }) });
-  started.push(s);
-  const marker = newMarker();
-  markers.push(marker);
-  return { s, marker };
-}
-after(() => {
-  for (const s of started) s.kill();
-  for (const m of markers) killMarked(m);
-});
+const sidecars = sidecarSetup();
+const setup = () => sidecars({ onPermission: () => ({ result: { selected: "yes" } }) });
 
 function seqs(s: TestSidecar, sid: string): number[] {
   return s.received.filter((m) => m.method === "session/event" && m.params.sessionId === sid).map((m) => m.params.seq);

@@ -10,6 +10,7 @@ import { describe, test } from "node:test";
 import { AGENTS_BIN_DIR, INSTALL_HINT, agentsInstalled, isRoot, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
 import type { ModelMock, Reply } from "../../agents/mocks/common.js";
 import { reply } from "../../agents/mocks/common.js";
+import { teardownRealRig } from "../helpers/teardown.js";
 import { TestSidecar, killMarked, newMarker, waitNoProcesses } from "../../helpers/sidecar.js";
 import { BUILTIN_CATALOG } from "../../../generated/ts/catalog.js";
 
@@ -59,17 +60,7 @@ export async function catalogRig(agent: AgentName, id: string, script: Reply[], 
   };
 }
 
-export async function teardown(r: Rig): Promise<void> {
-  try {
-    assert.equal(await r.s.end(30_000), 0, `the sidecar exits 0\n${r.s.stderr.slice(-2000)}`);
-    assert.deepEqual(await waitNoProcesses(r.marker, 5000), [], "no process of the agent is left (R-SUP-1)");
-  } finally {
-    r.s.kill();
-    killMarked(r.marker);
-    await r.mock.close();
-    await r.run.cleanup();
-  }
-}
+export const teardown = (r: Rig): Promise<void> => teardownRealRig(r);
 
 const allowOnce = (p: any) => {
   const o = p.options.find((x: { kind: string }) => x.kind === "allowOnce");

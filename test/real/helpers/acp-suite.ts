@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
 import { reply, type ModelMock, type Reply } from "../../agents/mocks/common.js";
+import { teardownRealRig } from "./teardown.js";
 import { TestSidecar, newMarker, waitNoProcesses, killMarked } from "../../helpers/sidecar.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
@@ -36,17 +37,7 @@ async function rig(agent: AgentName, script: Reply[], onPermission?: Constructor
   return { s, mock, run, marker, spec };
 }
 
-async function teardown(r: Rig): Promise<void> {
-  try {
-    assert.equal(await r.s.end(30_000), 0, `the sidecar exits 0\n${r.s.stderr.slice(-2000)}`);
-    assert.deepEqual(await waitNoProcesses(r.marker, 5000), [], "no process of the agent is left (R-SUP-1)");
-  } finally {
-    r.s.kill();
-    killMarked(r.marker);
-    await r.mock.close();
-    await r.run.cleanup();
-  }
-}
+const teardown = (r: Rig): Promise<void> => teardownRealRig(r);
 
 export interface SuiteOptions {
   /** The agent's mode in which a shell command that writes needs the user's approval. */
