@@ -77,6 +77,8 @@ const CASES: [string, string, string, string][] = [
   ["seq-gaps", "R-SEQ-1,R-CORE-1", "R-SEQ-1", "R-CORE-1"],
   ["leak-record", "R-REC-1,R-CORE-1", "R-REC-1", "R-CORE-1"],
   ["no-handshake-deadline", "R-OPEN-2,R-CORE-1", "R-OPEN-2", "R-CORE-1"],
+  ["drop-spec", "R-AGENT-1,R-AGENT-2", "R-AGENT-1", "R-AGENT-2"],
+  ["open-record", "R-REC-2,R-REC-1", "R-REC-2", "R-REC-1"],
 ];
 
 describe("broken implementations are caught by the requirement they break", { concurrency: 2 }, () => {
