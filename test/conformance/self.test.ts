@@ -42,7 +42,8 @@ test("--list: every mandatory requirement has a check and the suite has no probl
 });
 
 test("the registry holds every R- id of spec/a4aa.v1.md (when the spec is at hand)", (t) => {
-  const spec = path.resolve(here, "../../../../shared/spec/a4aa.v1.md");
+  // A4AA_SPEC names the spec where the checkout is not next to shared/ (a worktree).
+  const spec = process.env.A4AA_SPEC ?? path.resolve(here, "../../../../shared/spec/a4aa.v1.md");
   if (!existsSync(spec)) return t.skip(`no spec at ${spec}`);
   const ids = new Set(readFileSync(spec, "utf8").match(/R-[A-Z]+-\d+/g));
   const mine = new Set(REQUIREMENTS.map((r) => r.id));
