@@ -86,20 +86,24 @@ export const hostileChecks: Check[] = [
   {
     id: "R-HOSTILE-4/host-write-error",
     covers: ["R-HOSTILE-4"],
-    title: "the host closes its end of the sidecar's stdout and keeps writing requests: the sidecar shuts down within 10 s and no agent is left",
+    title: "the host closes its end of the sidecar's stdout and keeps writing requests: the sidecar logs it and shuts down as on EOF (exit 0) within 10 s, and no agent is left",
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(ctx.acp())).sessionId;
       void h.prompt(sid, "slow:400");
       await h.waitFor(() => h.events(sid).length > 0, 10_000, "the turn to stream");
       h.wire.note("host destroys its end of stdout");
+      const stderrBefore = h.stderr.length;
       h.wire.proc.stdout.destroy();
       const pinger = setInterval(() => void h.wire.writeLine(JSON.stringify({ jsonrpc: "2.0", id: `p${Date.now()}`, method: "ping" })), 50);
+      let code: number | null;
       try {
-        await h.waitExit(10_000, "after its stdout was closed");
+        code = await h.waitExit(10_000, "after its stdout was closed");
       } finally {
         clearInterval(pinger);
       }
+      assert.equal(code, 0, "the shutdown after a write error is not the clean one of stdin EOF");
+      assert.ok(h.stderr.length > stderrBefore, "the write error was not logged on stderr");
       assert.deepEqual(await ctx.waitNoLeftovers(5000), [], "agents outlived the sidecar");
     },
   },
