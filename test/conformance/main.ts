@@ -23,7 +23,7 @@ const USAGE = `Usage: conformance [--server "<command>"] [--only ID[,ID…]]… 
 
   --server CMD   the implementation to judge, run without a shell (default: this package's
                  a4aa serve). Checks append only flags the spec defines (--trust-host-env,
-                 --permission-timeout MS, --log-level LEVEL).
+                 --permission-timeout MS, --log-level LEVEL, --record DIR, --registry FILE).
   --only ID      run only the checks covering requirement ID (or the check named ID, or
                  every check whose name starts with ID); repeatable, comma-separated
   --list         list requirements (id, tier, checks) and exit

@@ -38,7 +38,93 @@ function vmHwm(pid: number): number {
   return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024;
 }
 
+const DEEP = 100_000;
+/** A ping whose params are nested DEEP arrays deep. */
+const deepPing = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"x":${"[".repeat(DEEP)}${"]".repeat(DEEP)}}}`;
+
 export const hostileChecks: Check[] = [
+  {
+    id: "R-HOSTILE-1/host-line-deep",
+    covers: ["R-HOSTILE-1"],
+    title: "a host line nested 10^5 deep (a request and a bare array) is answered with a typed error; the stream goes on",
+    async run(ctx) {
+      const h = ctx.start();
+      const before = h.received.length;
+      void h.expectReply(7001, "ping");
+      await h.wire.writeLine(deepPing(7001), `<ping nested ${DEEP} deep>`);
+      await h.wire.writeLine(`${'{"a":'.repeat(DEEP)}1${"}".repeat(DEEP)}`, `<object nested ${DEEP} deep>`);
+      const typed = ["parse_error", "invalid_request", "invalid_params"];
+      const answers = () => h.received.slice(before).filter((r) => r.msg?.id === 7001 || (r.msg?.id === null && r.msg?.error));
+      // The request is answered with its id (or, unreadable, with id null); the object with id null.
+      await h.waitFor(() => answers().length >= 2, 15_000, "answers to both deep lines");
+      for (const a of answers()) {
+        if (a.msg.error) assert.ok(typed.includes(a.msg.error.data?.code), `an untyped error for a deep line: ${JSON.stringify(a.msg.error).slice(0, 300)}`);
+      }
+      const nullErr = answers().filter((a) => a.msg.id === null);
+      assert.ok(nullErr.length >= 1, "the deep non-JSON-RPC object got no error");
+      assert.ok((await h.api.ping()).protocol, "ping after the deep lines");
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-1/agent-line-deep",
+    covers: ["R-HOSTILE-1"],
+    title: "an ACP agent sending a session/update and a bare line nested 10^5 deep: the turn is still answered, later chunks arrive, the sidecar serves on",
+    async run(ctx) {
+      const h = ctx.start();
+      const sid = (await h.open(ctx.acp())).sessionId;
+      const r = await within(h.prompt(sid, "deep;text:done"), 20_000, "the prompt");
+      assert.ok(r.result, `the turn failed: ${JSON.stringify(r.error)}`);
+      assert.equal(r.result.stopReason, "endTurn");
+      assert.match(h.text(sid), /after deep.*done|after deepdone/s, `the chunks after the deep lines: ${JSON.stringify(h.text(sid).slice(0, 200))}`);
+      const again = await h.prompt(sid, "text:still here");
+      assert.ok(again.result, "the session serves another turn");
+      assert.ok((await h.api.ping()).protocol);
+      assert.equal(await h.end(), 0);
+    },
+  },
+  {
+    id: "R-HOSTILE-4/host-write-error",
+    covers: ["R-HOSTILE-4"],
+    title: "the host closes its end of the sidecar's stdout and keeps writing requests: the sidecar logs it and shuts down as on EOF (exit 0) within 10 s, and no agent is left",
+    async run(ctx) {
+      const h = ctx.start();
+      const sid = (await h.open(ctx.acp())).sessionId;
+      void h.prompt(sid, "slow:400");
+      await h.waitFor(() => h.events(sid).length > 0, 10_000, "the turn to stream");
+      h.wire.note("host destroys its end of stdout");
+      const stderrBefore = h.stderr.length;
+      h.wire.proc.stdout.destroy();
+      const pinger = setInterval(() => void h.wire.writeLine(JSON.stringify({ jsonrpc: "2.0", id: `p${Date.now()}`, method: "ping" })), 50);
+      let code: number | null;
+      try {
+        code = await h.waitExit(10_000, "after its stdout was closed");
+      } finally {
+        clearInterval(pinger);
+      }
+      assert.equal(code, 0, "the shutdown after a write error is not the clean one of stdin EOF");
+      assert.ok(h.stderr.length > stderrBefore, "the write error was not logged on stderr");
+      assert.deepEqual(await ctx.waitNoLeftovers(5000), [], "agents outlived the sidecar");
+    },
+  },
+  {
+    id: "R-HOSTILE-4/one-session-fault",
+    covers: ["R-HOSTILE-4"],
+    title: "one session's agent sends noise, a 10^5-deep line and crashes mid-turn: that turn fails agent_exited; a concurrent session's turn and a later one complete",
+    async run(ctx) {
+      const h = ctx.start();
+      const a = (await h.open(ctx.acp())).sessionId;
+      const b = (await h.open(ctx.acp())).sessionId;
+      const [ra, rb] = await Promise.all([h.prompt(a, "slow:3;noise;deep;crash"), h.prompt(b, "slow:15;text:B done")]);
+      assert.equal(ra.error?.data?.code, "agent_exited", `the faulty session's turn: ${JSON.stringify(ra.error ?? ra.result)}`);
+      assert.ok(rb.result, `the other session's turn failed: ${JSON.stringify(rb.error)}`);
+      assert.equal(rb.result.stopReason, "endTurn");
+      assert.ok(!h.text(b).includes("after deep") && !h.text(b).includes("about to crash"), "the other session got the faulty agent's text");
+      const again = await h.prompt(b, "text:later");
+      assert.ok(again.result, "the other session serves another turn");
+      assert.equal(await h.end(), 0);
+    },
+  },
   {
     id: "R-HOSTILE-2/text-and-terminal-bounds",
     covers: ["R-HOSTILE-2"],

@@ -9,5 +9,7 @@ import { supervisionChecks } from "./supervision.js";
 import { acpChecks, cliChecks, rpcChecks } from "./lanes.js";
 import { hostileChecks } from "./hostile.js";
 import { journalChecks } from "./journal.js";
+import { catalogChecks } from "./catalog.js";
+import { capabilityChecks } from "./capabilities-1-2.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks, ...catalogChecks, ...capabilityChecks];
