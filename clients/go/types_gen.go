@@ -4484,9 +4484,10 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 type TurnOutcome struct {
 	StopReason StopReason `json:"stopReason"`
 
-	// The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16
-	// code units (32 Mi) it is cut and ends with a line starting "[a4aa: the turn's text was cut
-	// here"; every messageChunk event is still sent.
+	// The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16
+	// code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and
+	// ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is
+	// still sent.
 	Text *string `json:"text,omitempty"`
 
 	Usage *Usage `json:"usage,omitempty"`

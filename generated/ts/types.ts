@@ -740,7 +740,7 @@ export interface SessionState {
 export interface TurnOutcome {
   stopReason: StopReason;
   /**
-   * The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16 code units (32 Mi) it is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
+   * The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16 code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
    */
   text?: string;
   usage?: Usage;

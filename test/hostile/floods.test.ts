@@ -13,8 +13,8 @@ import { droppedNote } from "../../src/lanes/stderr-events.js";
 import { TRUNCATED_MARKER, MAX_TURN_TEXT } from "../../src/sessions/bounded-text.js";
 
 /** The peak RSS the sidecar may reach in these floods (R-HOSTILE-2). */
-// The runtime, a 1 MiB chunk in flight, the turn text (32 Mi chars) and the journal (64 MiB).
-const RSS_BOUND = 320 << 20;
+// The runtime, a 1 MiB chunk in flight, the turn text (64 Mi chars) and the journal (64 MiB).
+const RSS_BOUND = 384 << 20;
 
 /** A host that keeps only responses and counts events (the floods would not fit a log of them). */
 class CountingHost {

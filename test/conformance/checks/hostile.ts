@@ -12,7 +12,7 @@ import type { Check, CheckContext } from "../harness/context.js";
 
 const HOSTILE_AGENT = fileURLToPath(new URL("../../fixtures/hostile/hostile-agent.js", import.meta.url));
 /** TurnOutcome.text's bound and marker, as the schema states them. */
-const TEXT_BOUND = 33_554_432;
+const TEXT_BOUND = 67_108_864;
 const TEXT_MARKER = "[a4aa: the turn's text was cut here";
 
 function hostile(ctx: CheckContext): AcpAgentSpec {
@@ -128,15 +128,15 @@ export const hostileChecks: Check[] = [
   {
     id: "R-HOSTILE-2/text-and-terminal-bounds",
     covers: ["R-HOSTILE-2"],
-    title: "40 MiB of chunks in one turn: 40 events, TurnOutcome.text cut at the schema's bound with its marker; bad outputByteLimit refused, terminal output under its limit",
+    title: "72 MiB of chunks in one turn: 72 events, TurnOutcome.text cut at the schema's bound with its marker; bad outputByteLimit refused, terminal output under its limit",
     heavy: true,
     timeoutMs: 120_000,
     async run(ctx) {
       const h = ctx.start();
       const sid = (await h.open(hostile(ctx), { cwd: ctx.tmp })).sessionId;
-      const out = await h.api.sessionPrompt({ sessionId: sid, text: "chunks:40" });
+      const out = await h.api.sessionPrompt({ sessionId: sid, text: "chunks:72" });
       const chunks = h.events(sid).filter((e) => e.type === "messageChunk").length;
-      assert.equal(chunks, 40, "every chunk is an event");
+      assert.equal(chunks, 72, "every chunk is an event");
       const text = out.text ?? "";
       assert.ok(text.length < TEXT_BOUND + 1024, `TurnOutcome.text is ${text.length} characters, over the schema's bound ${TEXT_BOUND}`);
       assert.ok(text.includes(TEXT_MARKER), "the cut text carries the marker");

@@ -2186,9 +2186,10 @@ class TurnOutcome:
     """How a turn ended."""
     stop_reason: StopReason
     text: Optional[str] = None
-    """The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16
-    code units (32 Mi) it is cut and ends with a line starting "[a4aa: the turn's text was cut
-    here"; every messageChunk event is still sent.
+    """The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16
+    code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and
+    ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is
+    still sent.
     """
     usage: Optional[Usage] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
