@@ -4777,12 +4777,12 @@ type TurnOutcome struct {
 	// (1.2) The turn's assistant messages, one blank line (`\n\n`) between two messages; the
 	// messageChunk events carry the text as the agent sent it, without that separator. A new message
 	// starts at the first messageChunk after a toolCall or toolCallUpdate event, on every lane (the
-	// session decides, from the events in the order sent): ACP chunks around a `tool_call`; codex
-	// app-server `agentMessage` items around command, file-change, MCP and web-search items (two
-	// `agentMessage` items with no tool item between them are not separated); CLI stream-json text
-	// blocks around `tool_use`. Bounded (R-HOSTILE-2): beyond 33,554,432 UTF-16 code units (32 Mi) it
-	// is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk
-	// event is still sent.
+	// session decides, from the events in the order sent): ACP chunks before and after a `tool_call`;
+	// CLI stream-json text before and after a `tool_use`; the generic CLI driver's output is one
+	// message. The rpc lane also starts one at each codex app-server `agentMessage` item
+	// (`item/started`, or an item that arrives whole), with or without a tool item between. Bounded
+	// (R-HOSTILE-2): beyond 33,554,432 UTF-16 code units (32 Mi) it is cut and ends with a line
+	// starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
 	Text *string `json:"text,omitempty"`
 
 	Usage *Usage `json:"usage,omitempty"`

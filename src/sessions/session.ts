@@ -50,7 +50,7 @@ export interface SessionOptions {
 }
 
 /** What a lane is handed besides what the session itself provides. */
-export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "askPermission" | "signal" | "logger" | "gate">;
+export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "newMessage" | "askPermission" | "signal" | "logger" | "gate">;
 
 export class Session {
   readonly id: string;
@@ -97,6 +97,9 @@ export class Session {
       logger: this.o.logger,
       gate: this.o.host.gate,
       emit: this.emit,
+      newMessage: () => {
+        if (this.turn && !this.turn.settled) this.turn.messageEnded = true;
+      },
       askPermission: this.askPermission,
       signal: this.lifetime.signal,
     };

@@ -340,7 +340,7 @@ export class CodexLaneSession implements LaneSession {
         return;
       case "agentMessage":
       case "reasoning":
-        if (method === "item/started") return;
+        if (method === "item/started") return item.type === "agentMessage" ? this.ctx.newMessage?.() : undefined;
         if (!this.streamed.delete(item.id)) this.unstreamed(item);
         return;
     }
@@ -350,6 +350,7 @@ export class CodexLaneSession implements LaneSession {
   /** A message or reasoning item that came whole, without deltas. */
   private unstreamed(item: C.ThreadItem & { type: string }): void {
     if (item.type === "agentMessage") {
+      this.ctx.newMessage?.();
       const text = (item as C.AgentMessageThreadItem).text;
       if (text) this.ctx.emit({ type: "messageChunk", text });
     } else {
