@@ -93,3 +93,20 @@ def test_async_prompt_stream() -> None:
     items = got["items"]
     assert isinstance(items[-1], TurnEnd) and text_of(items[:-1]) == "async"
     assert got["marker"] is not None and got["marker"].outcome.text == "again"
+
+
+def test_a_prompt_given_up_on_still_gets_its_marker(start: Start) -> None:
+    client = start()
+    sid = client.session_open(agent=AgentSelection(id="example"), cwd=str(ROOT), timeout=CALL_TIMEOUT).session_id
+    try:
+        client.session_prompt(session_id=sid, text="/slow 40", timeout=0.2)
+    except TimeoutError:
+        pass
+    else:
+        raise AssertionError("no timeout")
+    while True:
+        ev = client.events(sid).get(timeout=20)
+        if isinstance(ev, TurnEnd):
+            break
+    assert ev.outcome is None and isinstance(ev.error, TimeoutError)
+    client.session_cancel(session_id=sid, timeout=CALL_TIMEOUT)

@@ -152,10 +152,11 @@ class AsyncClient(AsyncHostMethods):
             await self._loop.run_in_executor(self._writer, c._send, id_, line)
             result = await asyncio.wait_for(asyncio.wrap_future(fut, loop=self._loop), timeout)
         except asyncio.TimeoutError:
-            c._forget(id_)
-            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
-        except asyncio.CancelledError:
-            c._forget(id_)
+            err = TimeoutError(f"{method}: no answer within {timeout} s")
+            c._forget(id_, err)
+            raise err from None
+        except asyncio.CancelledError as e:
+            c._forget(id_, e)
             raise
         c._answered(method, params)
         return result
@@ -196,8 +197,8 @@ class AsyncClient(AsyncHostMethods):
                     yield item
                     return
                 yield item
-        except (TimeoutError, asyncio.CancelledError):
-            c._forget(id_)
+        except (TimeoutError, asyncio.CancelledError) as e:
+            c._forget(id_, e)
             raise
 
     async def close(self, timeout: Optional[float] = None) -> int:

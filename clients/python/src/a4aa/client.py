@@ -42,10 +42,11 @@ class TurnEnd:
     """The end of a turn: not a wire event but a marker the client puts in the session's
     events() right after session/prompt answers (every event of a turn precedes its answer on
     the wire, R-CORE-6). `outcome` is the prompt's result; a prompt that failed (busy, not
-    found, peer closed…) gets a marker too, with `error` set and no outcome: no turn ran."""
+    found, timed out…) gets a marker too, with `error` set (an A4aaError, or the TimeoutError
+    or cancellation of a caller that gave up) and no outcome: no turn ran."""
 
     outcome: Optional[p.TurnOutcome] = None
-    error: Optional[A4aaError] = None
+    error: Optional[BaseException] = None
     type: Literal["turnEnd"] = "turnEnd"
     _id: int = field(default=0, repr=False, compare=False)
 
@@ -193,8 +194,9 @@ class Client(HostMethods):
         try:
             result = fut.result(timeout)
         except FutureTimeout:
-            self._forget(id_)
-            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+            err = TimeoutError(f"{method}: no answer within {timeout} s")
+            self._forget(id_, err)
+            raise err from None
         self._answered(method, params)
         return result
 
@@ -217,15 +219,18 @@ class Client(HostMethods):
     def _send(self, id_: int, line: bytes) -> None:
         try:
             self._write(line)
-        except A4aaError:
-            self._forget(id_)
+        except A4aaError as e:
+            self._forget(id_, e)
             raise
 
-    def _forget(self, id_: int) -> None:
-        """The caller gave up on id_ (timeout, cancellation): its answer will be dropped."""
+    def _forget(self, id_: int, why: Optional[BaseException] = None) -> None:
+        """The caller gave up on id_ (timeout, cancellation): its answer will be dropped. A
+        prompt's end is marked all the same, with why."""
         with self._lock:
             self._pending.pop(id_, None)
-            self._turns.pop(id_, None)
+            turn = self._turns.pop(id_, None)
+        if turn is not None:
+            self._sink(turn)._push(TurnEnd(error=why or TimeoutError("the caller gave up"), _id=id_))
 
     def _answered(self, method: str, params: Dict[str, Any]) -> None:
         if method in ENDS_EVENT_STREAM:
@@ -267,8 +272,9 @@ class Client(HostMethods):
             try:
                 item = stream.get(timeout)
             except TimeoutError:
-                self._forget(id_)
-                raise TimeoutError(f"{_PROMPT}: no answer within {timeout} s") from None
+                err = TimeoutError(f"{_PROMPT}: no answer within {timeout} s")
+                self._forget(id_, err)
+                raise err from None
             if item is None:  # the connection ended first
                 fut.result(0)
                 return
