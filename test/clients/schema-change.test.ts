@@ -67,8 +67,9 @@ function layout(dir: string, files: Map<string, string>): void {
   cpSync(path.join(ROOT, "clients/go"), path.join(dir, "clients/go"), { recursive: true, filter: (p) => !p.endsWith("_test.go") && !p.includes(`${path.sep}examples`) });
   cpSync(path.join(ROOT, "clients/python/src"), path.join(dir, "clients/python/src"), { recursive: true, filter: (p) => !p.includes("__pycache__") && !p.endsWith(".egg-info") });
   cpSync(path.join(ROOT, "clients/ts"), path.join(dir, "clients/ts"), { recursive: true });
-  // The TS client runs on the package's own NdjsonPeer (src/transport imports nothing else).
+  // The TS client runs on the package's own NdjsonPeer (src/transport imports only src/errors.ts).
   cpSync(path.join(ROOT, "src/transport"), path.join(dir, "src/transport"), { recursive: true });
+  cpSync(path.join(ROOT, "src/errors.ts"), path.join(dir, "src/errors.ts"));
   mkdirSync(path.join(dir, "generated/ts"), { recursive: true });
   for (const [p, content] of files) {
     mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
