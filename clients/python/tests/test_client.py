@@ -241,7 +241,8 @@ def test_line_64mib_through_sidecar(start: Start) -> None:
     began = time.monotonic()
     out = client.session_prompt(session_id=sid, text="/echo " + word, timeout=180)
     elapsed = time.monotonic() - began
-    assert out.text == word
+    # TurnOutcome.text is bounded at 32 Mi (R-HOSTILE-2); the messageChunk below is whole.
+    assert out.text is not None and out.text.startswith(word[: 32 << 20]) and "[a4aa: the turn's text was cut here" in out.text
     client.session_close(session_id=sid, timeout=CALL_TIMEOUT)
     assert any(isinstance(e, MessageChunkEvent) and e.text == word for e in client.events(sid))
     print(f"a {len(word) + 6}-byte prompt echoed through a4aa serve in {elapsed:.1f} s")
