@@ -58,6 +58,7 @@ type Client struct {
 	mu       sync.Mutex
 	nextID   int64
 	pending  map[int64]chan response
+	turns    map[int64]*turnCall // pending prompts, by request id
 	streams  map[string]*eventStream
 	ended    bool
 	endCause string
@@ -131,6 +132,7 @@ func newClient(opts Options, stdin io.WriteCloser) *Client {
 		opts:          opts,
 		stdin:         stdin,
 		pending:       map[int64]chan response{},
+		turns:         map[int64]*turnCall{},
 		streams:       map[string]*eventStream{},
 		handlerCtx:    ctx,
 		cancelHandler: cancel,
@@ -153,6 +155,16 @@ func (c *Client) Call(ctx context.Context, method string, params any, result any
 }
 
 func (c *Client) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var turn *turnCall
+	if method == methodPrompt {
+		turn = new(turnCall)
+	}
+	return c.requestTurn(ctx, method, params, turn)
+}
+
+// requestTurn is request; for a prompt (turn non-nil) the reader puts a TurnEnd in the
+// session's events the moment the answer arrives, before anything after it on the wire.
+func (c *Client) requestTurn(ctx context.Context, method string, params any, turn *turnCall) (json.RawMessage, error) {
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("a4aa: %s: encode params: %w", method, err)
@@ -167,6 +179,10 @@ func (c *Client) request(ctx context.Context, method string, params any) (json.R
 	c.nextID++
 	id := c.nextID
 	c.pending[id] = ch
+	if turn != nil {
+		turn.session = sessionOf(params)
+		c.turns[id] = turn
+	}
 	c.mu.Unlock()
 
 	head := `{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":` + quote(method) + `,"params":`
@@ -182,7 +198,10 @@ func (c *Client) request(ctx context.Context, method string, params any) (json.R
 		c.afterCall(method, params)
 		return r.result, nil
 	case <-ctx.Done():
-		c.forget(id)
+		if c.forget(id) && turn != nil {
+			// Gave up without an answer: the turn's end is marked all the same.
+			c.pushTurnEnd(turn, TurnEnd{Err: ctx.Err(), call: turn})
+		}
 		return nil, ctx.Err()
 	}
 }
@@ -198,10 +217,14 @@ func (c *Client) afterCall(method string, params any) {
 	}
 }
 
-func (c *Client) forget(id int64) {
+// forget drops id's pending call; false when its answer has come (or the connection ended).
+func (c *Client) forget(id int64) bool {
 	c.mu.Lock()
+	_, was := c.pending[id]
 	delete(c.pending, id)
+	delete(c.turns, id)
 	c.mu.Unlock()
+	return was
 }
 
 func quote(s string) string {
@@ -301,6 +324,7 @@ func (c *Client) end(cause string) {
 	c.ended, c.endCause = true, cause
 	pending := c.pending
 	c.pending = map[int64]chan response{}
+	c.turns = map[int64]*turnCall{}
 	streams := make([]*eventStream, 0, len(c.streams))
 	for _, s := range c.streams {
 		streams = append(streams, s)
@@ -349,9 +373,14 @@ func (c *Client) handleLine(line []byte) {
 	c.mu.Lock()
 	ch := c.pending[id]
 	delete(c.pending, id)
+	turn := c.turns[id]
+	delete(c.turns, id)
 	c.mu.Unlock()
 	if ch == nil {
 		return // its caller gave up (context done)
+	}
+	if turn != nil {
+		c.pushTurnEnd(turn, turnEnd(turn, m))
 	}
 	if e, ok := m["error"]; ok {
 		ch <- response{err: errorFromWire(e)}

@@ -71,7 +71,7 @@ func TestPromptStreamsEventsInOrderAndHandlerAnswersPermission(t *testing.T) {
 	}
 	evs := waitEvents(t, events)
 	got := strings.Join(kinds(evs), " ")
-	want := "thoughtChunk plan toolCall toolCallUpdate toolCall permissionResolved toolCallUpdate messageChunk usage"
+	want := "thoughtChunk plan toolCall toolCallUpdate toolCall permissionResolved toolCallUpdate messageChunk usage turnEnd"
 	if got != want {
 		t.Fatalf("event order:\n got %s\nwant %s", got, want)
 	}

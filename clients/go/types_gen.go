@@ -337,7 +337,11 @@ func decodeJsonValue(raw json.RawMessage) (JsonValue, error) {
 	return decAny(raw)
 }
 
-// ToolCallEvent: The agent started (or announced) a tool call.
+// ToolCallEvent: The agent started (or announced) a tool call. (1.2) Every toolCallUpdate,
+// permissionResolved and permission/request refers to a tool call the host has seen in a toolCall:
+// when an agent asks permission for, or updates, a tool call it never announced (Gemini `--acp`
+// asks first), the session emits this event first, from what the agent sent: the request's title
+// and kind with status `pending`, or the update's title and status with kind `other`.
 // Its `type` is fixed and written by MarshalJSON.
 type ToolCallEvent struct {
 	ToolCallID string `json:"toolCallId"`
@@ -1002,6 +1006,280 @@ func (v SessionInfoEvent) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// AgentStatus: (1.2) An agent's run state. A later minor version may add states: hosts treat a
+// state they do not know as `active`.
+type AgentStatus string
+
+const AgentStatusIdle AgentStatus = "idle"
+const AgentStatusActive AgentStatus = "active"
+const AgentStatusWaitingForApproval AgentStatus = "waitingForApproval"
+const AgentStatusWaitingForInput AgentStatus = "waitingForInput"
+const AgentStatusError AgentStatus = "error"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v AgentStatus) Valid() bool {
+	switch v {
+	case AgentStatusIdle, AgentStatusActive, AgentStatusWaitingForApproval, AgentStatusWaitingForInput, AgentStatusError:
+		return true
+	}
+	return false
+}
+
+func decodeAgentStatus(raw json.RawMessage) (AgentStatus, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	return AgentStatus(s), nil
+}
+
+// UnmarshalJSON accepts the values the schema lists and, the enum being open, any other string (see Valid).
+func (v *AgentStatus) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentStatus(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// StatusEvent: (1.2) The agent's own run state changed, as the agent reports it. rpc lane: codex
+// app-server `thread/status/changed` of the session's thread (`idle` → `idle`, `active` →
+// `active`, or `waitingForApproval` / `waitingForInput` when its `activeFlags` hold
+// `waitingOnApproval` / `waitingOnUserInput`, `systemError` → `error`, `notLoaded` → `idle`). The
+// acp and cli lanes do not emit it (their agents send no such state).
+// Its `type` is fixed and written by MarshalJSON.
+type StatusEvent struct {
+	Status AgentStatus `json:"status"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "status".
+func (StatusEvent) Type() string { return "status" }
+
+func (StatusEvent) isAgentEvent() {}
+
+func decodeStatusEvent(raw json.RawMessage) (StatusEvent, error) {
+	m, err := objectOf(raw, "StatusEvent")
+	if err != nil {
+		return StatusEvent{}, err
+	}
+	return decodeStatusEventFields(m)
+}
+
+func decodeStatusEventFields(m map[string]json.RawMessage) (StatusEvent, error) {
+	var v StatusEvent
+	var err error
+	if err := checkConstString(m, "StatusEvent", "type", "status"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["status"]; ok {
+		if v.Status, err = decodeAgentStatus(raw); err != nil {
+			return v, fieldError("StatusEvent", "status", err)
+		}
+	} else {
+		return v, missingField("StatusEvent", "status")
+	}
+	v.Extra = extraFields(m, "type", "status")
+	return v, nil
+}
+
+// UnmarshalJSON decodes StatusEvent strictly: required fields, types, consts are checked.
+func (v *StatusEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeStatusEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v StatusEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "status")
+	w.field("status", v.Status)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// RateLimitWindow: (1.2) One rate-limit window.
+type RateLimitWindow struct {
+	// How much of the window's allowance is used, 0-100.
+	UsedPercent float64 `json:"usedPercent"`
+
+	// The window's length in minutes.
+	WindowMinutes *int64 `json:"windowMinutes,omitempty"`
+
+	// When the window resets, Unix seconds.
+	ResetsAt *int64 `json:"resetsAt,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeRateLimitWindow(raw json.RawMessage) (RateLimitWindow, error) {
+	m, err := objectOf(raw, "RateLimitWindow")
+	if err != nil {
+		return RateLimitWindow{}, err
+	}
+	return decodeRateLimitWindowFields(m)
+}
+
+func decodeRateLimitWindowFields(m map[string]json.RawMessage) (RateLimitWindow, error) {
+	var v RateLimitWindow
+	var err error
+	if raw, ok := m["usedPercent"]; ok {
+		if v.UsedPercent, err = decFloat(raw); err != nil {
+			return v, fieldError("RateLimitWindow", "usedPercent", err)
+		}
+	} else {
+		return v, missingField("RateLimitWindow", "usedPercent")
+	}
+	if raw, ok := m["windowMinutes"]; ok {
+		if v.WindowMinutes, err = ptrOf(decInt)(raw); err != nil {
+			return v, fieldError("RateLimitWindow", "windowMinutes", err)
+		}
+	}
+	if raw, ok := m["resetsAt"]; ok {
+		if v.ResetsAt, err = ptrOf(decInt)(raw); err != nil {
+			return v, fieldError("RateLimitWindow", "resetsAt", err)
+		}
+	}
+	v.Extra = extraFields(m, "usedPercent", "windowMinutes", "resetsAt")
+	return v, nil
+}
+
+// UnmarshalJSON decodes RateLimitWindow strictly: required fields, types, consts are checked.
+func (v *RateLimitWindow) UnmarshalJSON(data []byte) error {
+	r, err := decodeRateLimitWindow(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v RateLimitWindow) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("usedPercent", v.UsedPercent)
+	if v.WindowMinutes != nil {
+		w.field("windowMinutes", v.WindowMinutes)
+	}
+	if v.ResetsAt != nil {
+		w.field("resetsAt", v.ResetsAt)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// RateLimitsEvent: (1.2) The agent's account rate limits, as the agent reports them; an update may
+// be sparse (absent fields are unknown, not cleared). rpc lane: codex app-server
+// `account/rateLimits/updated` (`rateLimits.primary` / `secondary` windows: `usedPercent`,
+// `windowDurationMins` → `windowMinutes`, `resetsAt`; `limitId`, `limitName`;
+// `rateLimitReachedType` → `reached`). The acp and cli lanes do not emit it.
+// Its `type` is fixed and written by MarshalJSON.
+type RateLimitsEvent struct {
+	LimitID *string `json:"limitId,omitempty"`
+
+	LimitName *string `json:"limitName,omitempty"`
+
+	Primary *RateLimitWindow `json:"primary,omitempty"`
+
+	Secondary *RateLimitWindow `json:"secondary,omitempty"`
+
+	// Which limit was reached, in the agent's words (codex `rateLimitReachedType`); absent while none
+	// is.
+	Reached *string `json:"reached,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "rateLimits".
+func (RateLimitsEvent) Type() string { return "rateLimits" }
+
+func (RateLimitsEvent) isAgentEvent() {}
+
+func decodeRateLimitsEvent(raw json.RawMessage) (RateLimitsEvent, error) {
+	m, err := objectOf(raw, "RateLimitsEvent")
+	if err != nil {
+		return RateLimitsEvent{}, err
+	}
+	return decodeRateLimitsEventFields(m)
+}
+
+func decodeRateLimitsEventFields(m map[string]json.RawMessage) (RateLimitsEvent, error) {
+	var v RateLimitsEvent
+	var err error
+	if err := checkConstString(m, "RateLimitsEvent", "type", "rateLimits"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["limitId"]; ok {
+		if v.LimitID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("RateLimitsEvent", "limitId", err)
+		}
+	}
+	if raw, ok := m["limitName"]; ok {
+		if v.LimitName, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("RateLimitsEvent", "limitName", err)
+		}
+	}
+	if raw, ok := m["primary"]; ok {
+		if v.Primary, err = ptrOf(decodeRateLimitWindow)(raw); err != nil {
+			return v, fieldError("RateLimitsEvent", "primary", err)
+		}
+	}
+	if raw, ok := m["secondary"]; ok {
+		if v.Secondary, err = ptrOf(decodeRateLimitWindow)(raw); err != nil {
+			return v, fieldError("RateLimitsEvent", "secondary", err)
+		}
+	}
+	if raw, ok := m["reached"]; ok {
+		if v.Reached, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("RateLimitsEvent", "reached", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "limitId", "limitName", "primary", "secondary", "reached")
+	return v, nil
+}
+
+// UnmarshalJSON decodes RateLimitsEvent strictly: required fields, types, consts are checked.
+func (v *RateLimitsEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeRateLimitsEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v RateLimitsEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "rateLimits")
+	if v.LimitID != nil {
+		w.field("limitId", v.LimitID)
+	}
+	if v.LimitName != nil {
+		w.field("limitName", v.LimitName)
+	}
+	if v.Primary != nil {
+		w.field("primary", v.Primary)
+	}
+	if v.Secondary != nil {
+		w.field("secondary", v.Secondary)
+	}
+	if v.Reached != nil {
+		w.field("reached", v.Reached)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // PermissionResolvedEventOutcome: one of a fixed set of strings.
 type PermissionResolvedEventOutcome string
 
@@ -1332,9 +1610,9 @@ func (v RawEvent) MarshalJSON() ([]byte, error) {
 // AgentEvent: One thing the agent did or said. Internally tagged by `type`. Hosts must ignore
 // event types they do not know.
 // One of MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent,
-// ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent,
-// PermissionResolvedEvent, StderrEvent, RawEvent, or UnknownAgentEvent for a `type` this client
-// does not know. Switch on the concrete type.
+// ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, StatusEvent,
+// RateLimitsEvent, PermissionResolvedEvent, StderrEvent, RawEvent, or UnknownAgentEvent for a
+// `type` this client does not know. Switch on the concrete type.
 type AgentEvent interface {
 	// Type is the `type` tag.
 	Type() string
@@ -1416,6 +1694,18 @@ func decodeAgentEvent(raw json.RawMessage) (AgentEvent, error) {
 		return v, nil
 	case "sessionInfo":
 		v, err := decodeSessionInfoEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "status":
+		v, err := decodeStatusEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "rateLimits":
+		v, err := decodeRateLimitsEventFields(m)
 		if err != nil {
 			return nil, err
 		}
@@ -4484,10 +4774,16 @@ func (v Usage) MarshalJSON() ([]byte, error) {
 type TurnOutcome struct {
 	StopReason StopReason `json:"stopReason"`
 
-	// The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16
-	// code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and
-	// ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is
-	// still sent.
+	// (1.2) The turn's assistant messages, one blank line (`\n\n`) between two messages; the
+	// messageChunk events carry the text as the agent sent it, without that separator. A new message
+	// starts at the first messageChunk after a toolCall or toolCallUpdate event, on every lane (the
+	// session decides, from the events in the order sent): ACP chunks before and after a `tool_call`;
+	// CLI stream-json text before and after a `tool_use`; the generic CLI driver's output is one
+	// message. The rpc lane also starts one at each codex app-server `agentMessage` item
+	// (`item/started`, or an item that arrives whole), with or without a tool item between. Bounded
+	// (R-HOSTILE-2): beyond 67,108,864 UTF-16 code units (64 Mi, the line limit: a single agent
+	// message always comes back whole) it is cut and ends with a line starting "[a4aa: the turn's text
+	// was cut here"; every messageChunk event is still sent.
 	Text *string `json:"text,omitempty"`
 
 	Usage *Usage `json:"usage,omitempty"`
@@ -5735,6 +6031,14 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeModeChangedEvent(data)
 	case "SessionInfoEvent":
 		return decodeSessionInfoEvent(data)
+	case "StatusEvent":
+		return decodeStatusEvent(data)
+	case "AgentStatus":
+		return decodeAgentStatus(data)
+	case "RateLimitsEvent":
+		return decodeRateLimitsEvent(data)
+	case "RateLimitWindow":
+		return decodeRateLimitWindow(data)
 	case "PermissionResolvedEvent":
 		return decodePermissionResolvedEvent(data)
 	case "StderrEvent":

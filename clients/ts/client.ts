@@ -4,13 +4,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams } from "../../generated/ts/types.js";
+import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams, SessionPromptParams, TurnOutcome } from "../../generated/ts/types.js";
 import { RpcErrorCode } from "../../generated/ts/errors.js";
 import { RpcHandlerError, RpcResponseError } from "../../src/transport/json-rpc.js";
 import { MAX_JSON_DEPTH } from "../../src/transport/depth.js";
 import { NdjsonPeer } from "../../src/transport/ndjson-peer.js";
 import { A4aaError } from "./errors.js";
-import { EventStream } from "./events.js";
+import { EventStream, TurnEnd, type StreamItem } from "./events.js";
 import { HostMethods, dispatchSidecar, endsEventStream, type CallOptions, type SidecarHandler } from "./generated.js";
 
 /**
@@ -43,6 +43,8 @@ export interface ClientOptions {
   /** Every message the sidecar sends, parsed, before it is routed (batches as arrays). */
   onMessage?: (msg: unknown) => void;
 }
+
+const PROMPT = "session/prompt";
 
 /** `a4aa serve` of this package: dist/clients/ts/client.js → dist/src/cli/main.js. */
 function bundledSidecar(): string[] | undefined {
@@ -133,16 +135,57 @@ export class A4aaClient extends HostMethods {
     return this.request(method, params, opts);
   }
 
-  protected async request(method: string, params: unknown, opts: CallOptions = {}): Promise<unknown> {
+  protected request(method: string, params: unknown, opts: CallOptions = {}): Promise<unknown> {
+    return this.send(method, params, opts, method === PROMPT ? {} : undefined);
+  }
+
+  /** `turn`: a prompt's call token; its TurnEnd goes in the session's events() the moment the answer arrives. */
+  private async send(method: string, params: unknown, opts: CallOptions, turn?: object): Promise<unknown> {
     if (this.ended !== null) throw A4aaError.peerClosed(false, this.ended);
     let result: unknown;
+    let answered = false;
+    const stream = turn ? this.events((params as { sessionId: string }).sessionId) : undefined;
+    const onAnswer = (m: Record<string, unknown>) => {
+      answered = true;
+      const err = Object.prototype.hasOwnProperty.call(m, "error") ? A4aaError.fromWire(m.error) : undefined;
+      stream!.push(new TurnEnd(err ? undefined : (m.result as TurnOutcome), err, turn!));
+    };
     try {
-      result = await this.link.request(method, params, opts);
+      result = await this.link.request(method, params, stream ? { ...opts, onAnswer } : opts);
     } catch (e) {
-      throw e instanceof RpcResponseError ? A4aaError.fromWire(e.wire) : e;
+      const err = e instanceof RpcResponseError ? A4aaError.fromWire(e.wire) : e;
+      // Gave up without an answer (timeout, abort): the turn's end is marked all the same.
+      if (stream && !answered) stream.push(new TurnEnd(undefined, err instanceof Error ? err : new Error(String(err)), turn!));
+      throw err;
     }
     if (endsEventStream(method)) this.events((params as { sessionId: string }).sessionId).finish();
     return result;
+  }
+
+  /**
+   * session/prompt as one stream (`for await … of`): the session's events up to this turn's end,
+   * then its TurnEnd (`.outcome`); it throws the prompt's error instead. It reads
+   * events(sessionId): read that nowhere else meanwhile.
+   */
+  async *promptStream(params: SessionPromptParams, opts: CallOptions = {}): AsyncGenerator<StreamItem, void, undefined> {
+    const turn = {};
+    const answer = this.send(PROMPT, params, opts, turn);
+    answer.catch(() => {}); // read below, through its marker or the stream's end
+    const stream = this.events(params.sessionId);
+    for (;;) {
+      const item = await stream.next();
+      if (item === undefined) {
+        await answer; // the connection ended first: throws peer_closed
+        return;
+      }
+      if (item instanceof TurnEnd) {
+        if (item.call !== turn) continue; // another call's prompt
+        if (item.error) throw item.error;
+        yield item;
+        return;
+      }
+      yield item;
+    }
   }
 
   /** Writes one line as it is (no newline): for tests that speak to the sidecar by hand. */
@@ -151,7 +194,8 @@ export class A4aaClient extends HostMethods {
   }
 
   /**
-   * Session `sessionId`'s events in the order the sidecar sent them (`for await … of`). Events
+   * Session `sessionId`'s events in the order the sidecar sent them (`for await … of`), a
+   * TurnEnd after each prompt's answer (the turn's events all precede it). Events
    * that arrive before session/open has answered are kept, not dropped; the stream ends after
    * session/close succeeds or the connection ends.
    */

@@ -31,6 +31,8 @@ export const CODEX_USED = [
   "v2/ReasoningSummaryTextDeltaNotification",
   "v2/TurnPlanUpdatedNotification",
   "v2/ThreadTokenUsageUpdatedNotification",
+  "v2/ThreadStatusChangedNotification",
+  "v2/AccountRateLimitsUpdatedNotification",
   "v2/ErrorNotification",
   "v2/ServerRequestResolvedNotification",
   "CommandExecutionRequestApprovalParams",

@@ -2008,6 +2008,83 @@ export interface TokenUsageBreakdown {
   reasoningOutputTokens: number;
   totalTokens: number;
 }
+export interface ThreadStatusChangedNotification {
+  status: NotLoadedThreadStatus | IdleThreadStatus | SystemErrorThreadStatus | ActiveThreadStatus;
+  threadId: string;
+}
+/**
+ * Sparse rolling rate-limit update.
+ *
+ * Clients should merge available values into the most recent `account/rateLimits/read` response or refetch that snapshot. Nullable account metadata may be unavailable in a rolling update and does not clear a previously observed value.
+ */
+export interface AccountRateLimitsUpdatedNotification {
+  rateLimits: RateLimitSnapshot;
+}
+export interface RateLimitSnapshot {
+  credits?: CreditsSnapshot | null;
+  individualLimit?: SpendControlLimitSnapshot | null;
+  limitId?: string | null;
+  limitName?: string | null;
+  /**
+   * Normal model whose display name and reasoning options describe this quota alias.
+   */
+  normalModelSlug?: string | null;
+  planType?:
+    | (
+        | "free"
+        | "go"
+        | "plus"
+        | "pro"
+        | "prolite"
+        | "promax"
+        | "team"
+        | "self_serve_business_prolite"
+        | "self_serve_business_usage_based"
+        | "business"
+        | "ent26"
+        | "enterprise_cbp_automation"
+        | "enterprise_cbp_usage_based"
+        | "enterprise"
+        | "edu"
+        | "edu_plus"
+        | "edu_pro"
+        | "sci"
+        | "sci_plus"
+        | "unknown"
+      )
+    | null;
+  primary?: RateLimitWindow | null;
+  rateLimitReachedType?:
+    | (
+        | "rate_limit_reached"
+        | "workspace_owner_credits_depleted"
+        | "workspace_member_credits_depleted"
+        | "workspace_owner_usage_limit_reached"
+        | "workspace_member_usage_limit_reached"
+      )
+    | null;
+  secondary?: RateLimitWindow | null;
+  /**
+   * Backend-reported spend-control state. `None` is unavailable, not a sparse-update recovery.
+   */
+  spendControlReached?: boolean | null;
+}
+export interface CreditsSnapshot {
+  balance?: string | null;
+  hasCredits: boolean;
+  unlimited: boolean;
+}
+export interface SpendControlLimitSnapshot {
+  limit: string;
+  remainingPercent: number;
+  resetsAt: number;
+  used: string;
+}
+export interface RateLimitWindow {
+  resetsAt?: number | null;
+  usedPercent: number;
+  windowDurationMins?: number | null;
+}
 export interface ErrorNotification {
   error: TurnError;
   threadId: string;

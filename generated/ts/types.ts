@@ -18,6 +18,8 @@ export type AgentEvent =
   | UsageEvent
   | ModeChangedEvent
   | SessionInfoEvent
+  | StatusEvent
+  | RateLimitsEvent
   | PermissionResolvedEvent
   | StderrEvent
   | RawEvent;
@@ -39,6 +41,10 @@ export type JsonValue = unknown;
 export type UsageEvent = Usage & {
   type: "usage";
 };
+/**
+ * (1.2) An agent's run state. A later minor version may add states: hosts treat a state they do not know as `active`.
+ */
+export type AgentStatus = "idle" | "active" | "waitingForApproval" | "waitingForInput" | "error";
 /**
  * The sidecar's own session id: unique for the sidecar's lifetime, never reused.
  */
@@ -238,6 +244,10 @@ export interface A4AaProtocolTypes {
   UsageEvent?: UsageEvent;
   ModeChangedEvent?: ModeChangedEvent;
   SessionInfoEvent?: SessionInfoEvent;
+  StatusEvent?: StatusEvent;
+  AgentStatus?: AgentStatus;
+  RateLimitsEvent?: RateLimitsEvent;
+  RateLimitWindow?: RateLimitWindow;
   PermissionResolvedEvent?: PermissionResolvedEvent;
   StderrEvent?: StderrEvent;
   RawEvent?: RawEvent;
@@ -293,7 +303,7 @@ export interface UserMessageChunkEvent {
   text: string;
 }
 /**
- * The agent started (or announced) a tool call.
+ * The agent started (or announced) a tool call. (1.2) Every toolCallUpdate, permissionResolved and permission/request refers to a tool call the host has seen in a toolCall: when an agent asks permission for, or updates, a tool call it never announced (Gemini `--acp` asks first), the session emits this event first, from what the agent sent: the request's title and kind with status `pending`, or the update's title and status with kind `other`.
  */
 export interface ToolCallEvent {
   type: "toolCall";
@@ -370,6 +380,44 @@ export interface SessionInfoEvent {
   type: "sessionInfo";
   nativeSessionId?: string;
   title?: string;
+}
+/**
+ * (1.2) The agent's own run state changed, as the agent reports it. rpc lane: codex app-server `thread/status/changed` of the session's thread (`idle` → `idle`, `active` → `active`, or `waitingForApproval` / `waitingForInput` when its `activeFlags` hold `waitingOnApproval` / `waitingOnUserInput`, `systemError` → `error`, `notLoaded` → `idle`). The acp and cli lanes do not emit it (their agents send no such state).
+ */
+export interface StatusEvent {
+  type: "status";
+  status: AgentStatus;
+}
+/**
+ * (1.2) The agent's account rate limits, as the agent reports them; an update may be sparse (absent fields are unknown, not cleared). rpc lane: codex app-server `account/rateLimits/updated` (`rateLimits.primary` / `secondary` windows: `usedPercent`, `windowDurationMins` → `windowMinutes`, `resetsAt`; `limitId`, `limitName`; `rateLimitReachedType` → `reached`). The acp and cli lanes do not emit it.
+ */
+export interface RateLimitsEvent {
+  type: "rateLimits";
+  limitId?: string;
+  limitName?: string;
+  primary?: RateLimitWindow;
+  secondary?: RateLimitWindow;
+  /**
+   * Which limit was reached, in the agent's words (codex `rateLimitReachedType`); absent while none is.
+   */
+  reached?: string;
+}
+/**
+ * (1.2) One rate-limit window.
+ */
+export interface RateLimitWindow {
+  /**
+   * How much of the window's allowance is used, 0-100.
+   */
+  usedPercent: number;
+  /**
+   * The window's length in minutes.
+   */
+  windowMinutes?: number;
+  /**
+   * When the window resets, Unix seconds.
+   */
+  resetsAt?: number;
 }
 /**
  * A permission request was decided, by the host or by the session's preset.
@@ -740,7 +788,7 @@ export interface SessionState {
 export interface TurnOutcome {
   stopReason: StopReason;
   /**
-   * The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16 code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
+   * (1.2) The turn's assistant messages, one blank line (`\n\n`) between two messages; the messageChunk events carry the text as the agent sent it, without that separator. A new message starts at the first messageChunk after a toolCall or toolCallUpdate event, on every lane (the session decides, from the events in the order sent): ACP chunks before and after a `tool_call`; CLI stream-json text before and after a `tool_use`; the generic CLI driver's output is one message. The rpc lane also starts one at each codex app-server `agentMessage` item (`item/started`, or an item that arrives whole), with or without a tool item between. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16 code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is still sent.
    */
   text?: string;
   usage?: Usage;

@@ -64,6 +64,8 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   gate: FlowGate;
   /** Streams an event to the host, in order. */
   emit(event: AgentEvent): void;
+  /** The agent began another assistant message (TurnOutcome.text separates them). */
+  newMessage?(): void;
   /**
    * Lets the preset or the host decide; never throws, fails closed to `cancelled`.
    * `signal` withdraws the request (the agent resolved it itself): it then settles `cancelled`.

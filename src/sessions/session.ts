@@ -12,6 +12,10 @@ import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
 
+/** Between two assistant messages in TurnOutcome.text (see its schema description). */
+const MESSAGE_SEPARATOR = "\n\n";
+const MAX_REMEMBERED_TOOL_CALLS = 10_000;
+
 export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
 
 export interface SessionTimings {
@@ -23,6 +27,8 @@ interface Turn {
   cancelled: boolean;
   abort: AbortController;
   text: string;
+  /** A tool call came after the last message text: the next text starts a new message. */
+  messageEnded: boolean;
   settled: boolean;
   /** Settles the host's prompt call; later calls are ignored. */
   settle: (r: { outcome?: TurnOutcome; error?: A4aaError }) => void;
@@ -44,7 +50,7 @@ export interface SessionOptions {
 }
 
 /** What a lane is handed besides what the session itself provides. */
-export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "askPermission" | "signal" | "logger" | "gate">;
+export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "newMessage" | "askPermission" | "signal" | "logger" | "gate">;
 
 export class Session {
   readonly id: string;
@@ -59,6 +65,8 @@ export class Session {
   private closing: Promise<ProcessCounts> | null = null;
   /** R-SEQ-1: seq is assigned here, where events are already in order, and nowhere else. */
   readonly journal = new Journal();
+  /** Tool calls the host has seen announced (insertion order, so the oldest go first). */
+  private readonly announced = new Set<string>();
 
   constructor(private readonly o: SessionOptions) {
     this.id = o.id;
@@ -89,6 +97,9 @@ export class Session {
       logger: this.o.logger,
       gate: this.o.host.gate,
       emit: this.emit,
+      newMessage: () => {
+        if (this.turn && !this.turn.settled) this.turn.messageEnded = true;
+      },
       askPermission: this.askPermission,
       signal: this.lifetime.signal,
     };
@@ -104,14 +115,39 @@ export class Session {
     return lane;
   }
 
-  /** Lanes emit through here: events go out in order, and the turn's text is collected. */
+  /**
+   * Lanes emit through here: events go out in order, and the turn's text is collected. An
+   * update of a tool call the host never saw announced is preceded by its toolCall.
+   */
   private readonly emit = (event: AgentEvent): void => {
     if (this.state === "closed") return;
-    if (event.type === "messageChunk" && this.turn && !this.turn.settled) this.turn.text = appendBounded(this.turn.text, event.text);
-    this.o.host.event(this.id, event, this.journal.append(event));
+    if (event.type === "toolCallUpdate" && !this.announced.has(event.toolCallId)) {
+      this.send({ type: "toolCall", toolCallId: event.toolCallId, title: event.title ?? "", kind: "other", status: event.status ?? "pending" });
+    }
+    this.send(event);
   };
 
+  private send(event: AgentEvent): void {
+    const turn = this.turn && !this.turn.settled ? this.turn : null;
+    if (event.type === "toolCall") {
+      this.announced.add(event.toolCallId);
+      if (this.announced.size > MAX_REMEMBERED_TOOL_CALLS) this.announced.delete(this.announced.values().next().value as string);
+    }
+    if (turn && (event.type === "toolCall" || event.type === "toolCallUpdate")) turn.messageEnded = true;
+    if (turn && event.type === "messageChunk") {
+      // One blank line between two messages (TurnOutcome.text); the chunks go out as sent.
+      if (turn.messageEnded && turn.text && event.text) turn.text = appendBounded(turn.text, MESSAGE_SEPARATOR);
+      if (event.text) turn.messageEnded = false;
+      turn.text = appendBounded(turn.text, event.text);
+    }
+    this.o.host.event(this.id, event, this.journal.append(event));
+  }
+
   private readonly askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
+    // The host is asked about tool calls it has seen: announce one the agent never did.
+    if (this.state !== "closed" && !this.announced.has(ask.toolCallId)) {
+      this.send({ type: "toolCall", toolCallId: ask.toolCallId, title: ask.title, kind: ask.kind, status: "pending" });
+    }
     // A request outside a turn (or after cancel) can only be cancelled.
     const turnSignal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
     const signal = this.lifetime.signal.aborted ? this.lifetime.signal : turnSignal;
@@ -146,6 +182,7 @@ export class Session {
       cancelled: false,
       abort: new AbortController(),
       text: "",
+      messageEnded: false,
       settled: false,
       settle: (r) => {
         if (turn.settled) return;

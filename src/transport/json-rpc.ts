@@ -62,10 +62,13 @@ export interface RequestOptions {
   onTimeout?: () => Error;
   /** Abandon the request: it rejects with the signal's reason; a late answer is ignored. */
   signal?: AbortSignal;
+  /** Sees the answer synchronously, before anything after it on the wire is handled. */
+  onAnswer?: (message: Record<string, unknown>) => void;
 }
 
 interface Pending {
   method: string;
+  onAnswer?: (message: Record<string, unknown>) => void;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
   cleanup: () => void;
@@ -203,6 +206,7 @@ export class JsonRpcPeer {
     }
     this.pending.delete(id as number);
     p.cleanup();
+    p.onAnswer?.(m);
     if (hasOwn(m, "error")) {
       const e = m.error as RpcErrorObject | null;
       const obj: RpcErrorObject =
@@ -237,7 +241,7 @@ export class JsonRpcPeer {
         reject(opts.signal.reason);
         return;
       }
-      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject, cleanup });
+      this.pending.set(id, { method, onAnswer: opts.onAnswer, resolve: resolve as (v: unknown) => void, reject, cleanup });
       if (opts.timeoutMs !== undefined) {
         timer = setTimeout(() => {
           if (this.pending.delete(id)) {

@@ -24,7 +24,7 @@ test("a prompt streams its events in order; a handler answers the permission", {
     assert.match(out.text ?? "", /it printed hello/);
     await c.sessionClose({ sessionId: open.sessionId }, T);
     const evs = await events;
-    assert.equal(shape(evs), "thoughtChunk plan toolCall toolCallUpdate toolCall permissionResolved toolCallUpdate messageChunk usage");
+    assert.equal(shape(evs), "thoughtChunk plan toolCall toolCallUpdate toolCall permissionResolved toolCallUpdate messageChunk usage turnEnd");
     let text = "";
     for (const ev of evs) {
       switch (ev.type) {

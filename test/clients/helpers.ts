@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import { A4aaClient, A4aaError, type AcpAgentSpec, type AgentEvent, type ClientOptions } from "../../clients/ts/index.js";
+import { A4aaClient, A4aaError, type AcpAgentSpec, type ClientOptions, type StreamItem } from "../../clients/ts/index.js";
 
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const CLI = path.resolve(here, "../../src/cli/main.js");
@@ -39,13 +39,13 @@ export async function openExample(c: A4aaClient): Promise<string> {
   return open.sessionId;
 }
 
-export async function all(stream: AsyncIterable<AgentEvent>): Promise<AgentEvent[]> {
-  const out: AgentEvent[] = [];
+export async function all(stream: AsyncIterable<StreamItem>): Promise<StreamItem[]> {
+  const out: StreamItem[] = [];
   for await (const ev of stream) out.push(ev);
   return out;
 }
 
-export function shape(events: AgentEvent[]): string {
+export function shape(events: StreamItem[]): string {
   return events.map((e) => e.type).filter((t, i, a) => i === 0 || a[i - 1] !== t).join(" ");
 }
 

@@ -218,3 +218,17 @@ test("terminal/* runs under supervision with the agent's environment; killed whe
   await finish(s, marker);
 });
 const processesWithMarkerCount = (m: string) => processesWithMarker(m).length;
+
+test("TurnOutcome.text puts one blank line between two messages (split by tool calls); an unannounced update gets its toolCall first", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(fakeAgentSpec(marker));
+  const r = await s.ok("session/prompt", { sessionId: sid, text: "text:Before;text: the tool.;tool;text:After;orphan-update;text:End" });
+  assert.equal(r.text, "Before the tool.\n\nAfter\n\nEnd");
+  const evs = s.events(sid).map((e: any) => `${e.type}${e.toolCallId ? `:${e.toolCallId}` : ""}`);
+  assert.deepEqual(evs, ["messageChunk", "messageChunk", "toolCall:tc-2", "messageChunk", "toolCall:tc-8", "toolCallUpdate:tc-8", "messageChunk"]);
+  const synth = s.events(sid).find((e: any) => e.type === "toolCall" && e.toolCallId === "tc-8") as any;
+  assert.deepEqual([synth.title, synth.kind, synth.status], ["Read README.md", "other", "completed"]);
+  const chunks = s.events(sid).filter((e) => e.type === "messageChunk").map((e: any) => e.text);
+  assert.deepEqual(chunks, ["Before", " the tool.", "After", "End"], "the chunks go out as the agent sent them");
+  await finish(s, marker);
+});

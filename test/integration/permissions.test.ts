@@ -112,3 +112,19 @@ for (const [preset, kind, expected, asked] of [
     assert.equal(await s.end(), 0);
   });
 }
+
+test("a permission request (and update) for a tool call the agent never announced comes after its toolCall", async () => {
+  const { s, marker } = setup(() => ({ result: { selected: "yes" } }));
+  const sid = await s.open(fakeAgentSpec(marker));
+  const r = await s.ok("session/prompt", { sessionId: sid, text: "unannounced-permission" });
+  assert.equal(r.text, "outcome:selected:yes");
+  // The wire order: the session/event notifications and the permission/request, as received.
+  const order = s.received
+    .filter((m: any) => m.method === "permission/request" || (m.method === "session/event" && m.params?.sessionId === sid))
+    .map((m: any) => (m.method === "permission/request" ? `request:${m.params.toolCallId}` : `${m.params.event.type}:${m.params.event.toolCallId ?? ""}`))
+    .filter((x: string) => !x.startsWith("messageChunk") && !x.startsWith("stderr"));
+  assert.deepEqual(order, ["toolCall:tc-9", "request:tc-9", "permissionResolved:tc-9", "toolCallUpdate:tc-9"]);
+  const announced = s.events(sid).find((e) => e.type === "toolCall") as any;
+  assert.deepEqual(announced, { type: "toolCall", toolCallId: "tc-9", title: "Shell: ls", kind: "execute", status: "pending" });
+  assert.equal(await s.end(), 0);
+});

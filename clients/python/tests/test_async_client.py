@@ -15,6 +15,7 @@ import pytest
 from a4aa import (
     A4aaError,
     AgentEvent,
+    StreamItem,
     AsyncClient,
     MessageChunkEvent,
     PermissionRequest,
@@ -46,7 +47,7 @@ async def open_example(client: AsyncClient) -> str:
     return opened.session_id
 
 
-async def collect(client: AsyncClient, sid: str) -> List[AgentEvent]:
+async def collect(client: AsyncClient, sid: str) -> List[StreamItem]:
     return [ev async for ev in client.events(sid)]
 
 

@@ -20,6 +20,7 @@ from a4aa import (
     PermissionSelected,
     SanitizedEnvPolicy,
     SessionOptions,
+    StreamItem,
     ToolCallUpdateEvent,
 )
 from conftest import CALL_TIMEOUT, ROOT, example_spec
@@ -27,7 +28,7 @@ from conftest import CALL_TIMEOUT, ROOT, example_spec
 Start = Callable[..., Client]
 
 
-def shape(events: List[AgentEvent]) -> List[str]:
+def shape(events: List[StreamItem]) -> List[str]:
     """The event types with runs of one type collapsed: the turn's shape."""
     out: List[str] = []
     for ev in events:
@@ -67,7 +68,7 @@ def test_prompt_streams_events_in_order_and_handler_answers_permission(start: St
     events = list(client.events(sid))
     assert shape(events) == [
         "thoughtChunk", "plan", "toolCall", "toolCallUpdate", "toolCall",
-        "permissionResolved", "toolCallUpdate", "messageChunk", "usage",
+        "permissionResolved", "toolCallUpdate", "messageChunk", "usage", "turnEnd",
     ]
     text = ""
     for ev in events:

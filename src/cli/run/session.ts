@@ -1,6 +1,6 @@
 // One person's session through the public TypeScript client and a real `a4aa serve` child,
 // the same path every host takes.
-import { A4aaClient, type AgentEvent, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type TurnOutcome } from "../../../clients/ts/index.js";
+import { A4aaClient, TurnEnd, type AgentEvent, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type TurnOutcome } from "../../../clients/ts/index.js";
 import type { AgentChoice } from "./options.js";
 
 export interface OpenRequest {
@@ -50,7 +50,7 @@ export class RunSession {
     const sid = open.sessionId;
     this.pumps.push(
       (async () => {
-        for await (const e of this.client.events(sid)) this.hooks.onEvent(sid, e);
+        for await (const e of this.client.events(sid)) if (!(e instanceof TurnEnd)) this.hooks.onEvent(sid, e);
       })(),
     );
     return open;

@@ -10,7 +10,7 @@ import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.j
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
-import { TurnUsage, isToolItem, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
+import { TurnUsage, isToolItem, planOf, rateLimitsOf, statusOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
 import { codexPolicy } from "./presets.js";
 
 /** How long `cancel()` waits for the id of a turn Codex has not acknowledged yet. */
@@ -314,6 +314,12 @@ export class CodexLaneSession implements LaneSession {
         // Codex settled a request itself (an interrupt, another client): withdraw it from the host.
         this.approvals.get(JSON.stringify(p.requestId))?.abort(new Error("codex resolved the request itself"));
         return;
+      case "thread/status/changed":
+        if (p.status && typeof p.status === "object") return emit(statusOf(p as unknown as C.ThreadStatusChangedNotification));
+        break;
+      case "account/rateLimits/updated":
+        if (p.rateLimits && typeof p.rateLimits === "object") return emit(rateLimitsOf(p as unknown as C.AccountRateLimitsUpdatedNotification));
+        break;
       case "thread/name/updated":
         if (typeof p.threadName === "string") return emit({ type: "sessionInfo", nativeSessionId: this.threadId!, title: p.threadName });
         break;
@@ -334,7 +340,7 @@ export class CodexLaneSession implements LaneSession {
         return;
       case "agentMessage":
       case "reasoning":
-        if (method === "item/started") return;
+        if (method === "item/started") return item.type === "agentMessage" ? this.ctx.newMessage?.() : undefined;
         if (!this.streamed.delete(item.id)) this.unstreamed(item);
         return;
     }
@@ -344,6 +350,7 @@ export class CodexLaneSession implements LaneSession {
   /** A message or reasoning item that came whole, without deltas. */
   private unstreamed(item: C.ThreadItem & { type: string }): void {
     if (item.type === "agentMessage") {
+      this.ctx.newMessage?.();
       const text = (item as C.AgentMessageThreadItem).text;
       if (text) this.ctx.emit({ type: "messageChunk", text });
     } else {

@@ -1,7 +1,7 @@
 // Codex app-server notifications → a4aa events. Pure functions plus the little memory a
 // mapping needs (tool items seen, deltas seen, the thread's token totals).
 import type * as C from "../../../generated/codex/types.js";
-import type { AgentEvent, PlanEntry, ToolCallStatus, ToolKind, Usage } from "../../../generated/ts/types.js";
+import type { AgentEvent, AgentStatus, PlanEntry, RateLimitWindow, ToolCallStatus, ToolKind, Usage } from "../../../generated/ts/types.js";
 
 type Item = C.ThreadItem & { type: string; id: string };
 
@@ -198,4 +198,49 @@ export class TurnUsage {
     this.current = usage;
     return { type: "usage", ...usage };
   }
+}
+
+/** `thread/status/changed` → a status event (the mapping is in StatusEvent's schema description). */
+export function statusOf(n: C.ThreadStatusChangedNotification): AgentEvent {
+  const st = n.status as { type?: unknown; activeFlags?: unknown };
+  const flags = Array.isArray(st.activeFlags) ? st.activeFlags : [];
+  let status: AgentStatus;
+  switch (st.type) {
+    case "active":
+      status = flags.includes("waitingOnApproval") ? "waitingForApproval" : flags.includes("waitingOnUserInput") ? "waitingForInput" : "active";
+      break;
+    case "systemError":
+      status = "error";
+      break;
+    case "idle":
+    case "notLoaded":
+      status = "idle";
+      break;
+    default:
+      // A state this codex added: the nearest we know, per AgentStatus's rule for hosts.
+      status = "active";
+  }
+  return { type: "status", status };
+}
+
+function rateWindow(w: C.RateLimitWindow | null | undefined): RateLimitWindow | undefined {
+  if (!w || typeof w.usedPercent !== "number") return undefined;
+  const out: RateLimitWindow = { usedPercent: w.usedPercent };
+  if (typeof w.windowDurationMins === "number") out.windowMinutes = w.windowDurationMins;
+  if (typeof w.resetsAt === "number") out.resetsAt = w.resetsAt;
+  return out;
+}
+
+/** `account/rateLimits/updated` → a rateLimits event with the fields codex filled in. */
+export function rateLimitsOf(n: C.AccountRateLimitsUpdatedNotification): AgentEvent {
+  const r = n.rateLimits ?? {};
+  const ev: AgentEvent = { type: "rateLimits" };
+  if (typeof r.limitId === "string") ev.limitId = r.limitId;
+  if (typeof r.limitName === "string") ev.limitName = r.limitName;
+  const primary = rateWindow(r.primary);
+  if (primary) ev.primary = primary;
+  const secondary = rateWindow(r.secondary);
+  if (secondary) ev.secondary = secondary;
+  if (typeof r.rateLimitReachedType === "string") ev.reached = r.rateLimitReachedType;
+  return ev;
 }

@@ -12,7 +12,7 @@ test("a turn: deltas, reasoning, whole messages, plan, tool items, usage of the 
   const sid = await h.open(fakeSpec(marker));
   const r = await h.ok("session/prompt", { sessionId: sid, text: "think:hmm;text:Hello world;whole:!;plan;mcp;web;usage" });
   assert.equal(r.stopReason, "endTurn");
-  assert.equal(r.text, "Hello world!");
+  assert.equal(r.text, "Hello world\n\n!", "two agentMessage items: two messages, one blank line between");
   const evs = h.events(sid);
   assert.deepEqual(evs.filter((e) => e.type === "thoughtChunk").map((e: any) => e.text), ["hmm", "\n\n", "more"]);
   assert.deepEqual(evs.find((e) => e.type === "plan"), {
@@ -74,7 +74,7 @@ test("an unknown server request is answered with an error, never left hanging; i
   const { h, marker } = setup();
   const sid = await h.open(fakeSpec(marker));
   const r = await h.ok("session/prompt", { sessionId: sid, text: "unknown-request:item/tool/requestUserInput;unknown-request:made/up" });
-  assert.equal(r.text, 'answer={"error":-32601}answer={"error":-32601}');
+  assert.equal(r.text, 'answer={"error":-32601}\n\nanswer={"error":-32601}', "two agentMessage items");
   const raws = h.events(sid).filter((e) => e.type === "raw").map((e: any) => e.payload.method);
   assert.ok(raws.includes("item/tool/requestUserInput") && raws.includes("made/up"));
   await finish(h, marker);
@@ -116,5 +116,18 @@ test("a line over maxOutputBytes fails the turn with output_limit and stops code
   assert.equal(r.error?.data.stage, "prompt");
   assert.deepEqual(await waitGone(() => processesWithMarker(marker)), [], "codex was stopped");
   assert.equal((await prompt(h, sid, "text:x")).error?.data.code, "agent_exited");
+  await finish(h, marker);
+});
+
+test("thread/status/changed and account/rateLimits/updated become status and rateLimits events, not raw", async () => {
+  const { h, marker } = setup(undefined, () => ({ result: { selected: "accept" } }));
+  const sid = await h.open(fakeSpec(marker));
+  const r = await h.ok("session/prompt", { sessionId: sid, text: "text:Before;cmd:ls;text:After;status;ratelimits" });
+  assert.match(r.text, /^Before\n\n.*After$/s, "a tool item between two messages: one blank line");
+  const evs = h.events(sid);
+  assert.deepEqual(evs.filter((e) => e.type === "status"), [{ type: "status", status: "waitingForApproval" }, { type: "status", status: "idle" }]);
+  assert.deepEqual(evs.filter((e) => e.type === "rateLimits"), [{ type: "rateLimits", limitId: "codex", primary: { usedPercent: 12, windowMinutes: 300, resetsAt: 1764770000 } }]);
+  const raws = evs.filter((e) => e.type === "raw").map((e: any) => e.payload.method);
+  assert.ok(!raws.includes("thread/status/changed") && !raws.includes("account/rateLimits/updated"), JSON.stringify(raws));
   await finish(h, marker);
 });

@@ -17,7 +17,7 @@ from ._codec import DecodeError
 from ._generated_methods import AsyncHostMethods, HostMethods, SidecarHandler
 from ._locate import SidecarNotFound, sidecar_command
 from .aio import AsyncClient, AsyncEventStream, AsyncPermissionHandler
-from .client import Client, EventStream, PermissionHandler
+from .client import Client, EventStream, PermissionHandler, StreamItem, TurnEnd
 from .errors import A4aaError
 from ._generated_protocol import *  # noqa: F401,F403  (every protocol type)
 
@@ -34,6 +34,8 @@ __all__ = [
     "PermissionHandler",
     "SidecarHandler",
     "SidecarNotFound",
+    "StreamItem",
+    "TurnEnd",
     "sidecar_command",
     "protocol",
     *protocol.__all__,

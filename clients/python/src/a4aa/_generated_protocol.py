@@ -66,6 +66,17 @@ def _decode_PlanEntryPriority(v: Any, path: str = "PlanEntryPriority") -> PlanEn
     return cast(PlanEntryPriority, _c.enum(v, path, _PlanEntryPriority_VALUES))
 
 
+AgentStatus = Union[Literal["idle", "active", "waitingForApproval", "waitingForInput", "error"], str]
+"""(1.2) An agent's run state. A later minor version may add states: hosts treat a state they do
+not know as `active`.
+"""
+_AgentStatus_VALUES: FrozenSet[str] = frozenset(get_args(Literal["idle", "active", "waitingForApproval", "waitingForInput", "error"]))
+
+
+def _decode_AgentStatus(v: Any, path: str = "AgentStatus") -> AgentStatus:
+    return _c.STRING(v, path)
+
+
 PermissionResolvedEventOutcome = Literal["selected", "cancelled"]
 _PermissionResolvedEventOutcome_VALUES: FrozenSet[str] = frozenset(get_args(Literal["selected", "cancelled"]))
 
@@ -382,7 +393,12 @@ _ToolCallLocation_FIELDS: FrozenSet[str] = frozenset({"path", "line"})
 
 @dataclass(kw_only=True)
 class ToolCallEvent:
-    """The agent started (or announced) a tool call."""
+    """The agent started (or announced) a tool call. (1.2) Every toolCallUpdate, permissionResolved and
+    permission/request refers to a tool call the host has seen in a toolCall: when an agent asks
+    permission for, or updates, a tool call it never announced (Gemini `--acp` asks first), the
+    session emits this event first, from what the agent sent: the request's title and kind with
+    status `pending`, or the update's title and status with kind `other`.
+    """
     type: ClassVar[Literal["toolCall"]] = "toolCall"
     tool_call_id: str
     title: str
@@ -691,6 +707,146 @@ class SessionInfoEvent:
 
 
 _SessionInfoEvent_FIELDS: FrozenSet[str] = frozenset({"type", "nativeSessionId", "title"})
+
+
+@dataclass(kw_only=True)
+class StatusEvent:
+    """(1.2) The agent's own run state changed, as the agent reports it. rpc lane: codex app-server
+    `thread/status/changed` of the session's thread (`idle` → `idle`, `active` → `active`, or
+    `waitingForApproval` / `waitingForInput` when its `activeFlags` hold `waitingOnApproval` /
+    `waitingOnUserInput`, `systemError` → `error`, `notLoaded` → `idle`). The acp and cli lanes do
+    not emit it (their agents send no such state).
+    """
+    type: ClassVar[Literal["status"]] = "status"
+    status: AgentStatus
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "status"
+        out["status"] = _c.encode(self.status)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "StatusEvent") -> StatusEvent:
+        """Decodes and checks one StatusEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> StatusEvent:
+        _c.const(d, "type", "status", path)
+        return cls(
+            status=_c.required(d, "status", path, _decode_AgentStatus),
+            extra=_c.extra(d, _StatusEvent_FIELDS),
+        )
+
+
+_StatusEvent_FIELDS: FrozenSet[str] = frozenset({"type", "status"})
+
+
+@dataclass(kw_only=True)
+class RateLimitWindow:
+    """(1.2) One rate-limit window."""
+    used_percent: float
+    """How much of the window's allowance is used, 0-100."""
+    window_minutes: Optional[int] = None
+    """The window's length in minutes."""
+    resets_at: Optional[int] = None
+    """When the window resets, Unix seconds."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["usedPercent"] = _c.encode(self.used_percent)
+        if self.window_minutes is not None:
+            out["windowMinutes"] = _c.encode(self.window_minutes)
+        if self.resets_at is not None:
+            out["resetsAt"] = _c.encode(self.resets_at)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "RateLimitWindow") -> RateLimitWindow:
+        """Decodes and checks one RateLimitWindow; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> RateLimitWindow:
+        return cls(
+            used_percent=_c.required(d, "usedPercent", path, _c.NUMBER),
+            window_minutes=_c.optional(d, "windowMinutes", path, _c.INTEGER, None),
+            resets_at=_c.optional(d, "resetsAt", path, _c.INTEGER, None),
+            extra=_c.extra(d, _RateLimitWindow_FIELDS),
+        )
+
+
+_RateLimitWindow_FIELDS: FrozenSet[str] = frozenset({"usedPercent", "windowMinutes", "resetsAt"})
+
+
+@dataclass(kw_only=True)
+class RateLimitsEvent:
+    """(1.2) The agent's account rate limits, as the agent reports them; an update may be sparse
+    (absent fields are unknown, not cleared). rpc lane: codex app-server
+    `account/rateLimits/updated` (`rateLimits.primary` / `secondary` windows: `usedPercent`,
+    `windowDurationMins` → `windowMinutes`, `resetsAt`; `limitId`, `limitName`;
+    `rateLimitReachedType` → `reached`). The acp and cli lanes do not emit it.
+    """
+    type: ClassVar[Literal["rateLimits"]] = "rateLimits"
+    limit_id: Optional[str] = None
+    limit_name: Optional[str] = None
+    primary: Optional[RateLimitWindow] = None
+    secondary: Optional[RateLimitWindow] = None
+    reached: Optional[str] = None
+    """Which limit was reached, in the agent's words (codex `rateLimitReachedType`); absent while none
+    is.
+    """
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "rateLimits"
+        if self.limit_id is not None:
+            out["limitId"] = _c.encode(self.limit_id)
+        if self.limit_name is not None:
+            out["limitName"] = _c.encode(self.limit_name)
+        if self.primary is not None:
+            out["primary"] = _c.encode(self.primary)
+        if self.secondary is not None:
+            out["secondary"] = _c.encode(self.secondary)
+        if self.reached is not None:
+            out["reached"] = _c.encode(self.reached)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "RateLimitsEvent") -> RateLimitsEvent:
+        """Decodes and checks one RateLimitsEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> RateLimitsEvent:
+        _c.const(d, "type", "rateLimits", path)
+        return cls(
+            limit_id=_c.optional(d, "limitId", path, _c.STRING, None),
+            limit_name=_c.optional(d, "limitName", path, _c.STRING, None),
+            primary=_c.optional(d, "primary", path, RateLimitWindow.from_json, None),
+            secondary=_c.optional(d, "secondary", path, RateLimitWindow.from_json, None),
+            reached=_c.optional(d, "reached", path, _c.STRING, None),
+            extra=_c.extra(d, _RateLimitsEvent_FIELDS),
+        )
+
+
+_RateLimitsEvent_FIELDS: FrozenSet[str] = frozenset({"type", "limitId", "limitName", "primary", "secondary", "reached"})
 
 
 @dataclass(kw_only=True)
@@ -2186,10 +2342,16 @@ class TurnOutcome:
     """How a turn ended."""
     stop_reason: StopReason
     text: Optional[str] = None
-    """The turn's assistant message text, concatenated. Bounded (R-HOSTILE-2): beyond 67,108,864 UTF-16
-    code units (64 Mi, the line limit: a single agent message always comes back whole) it is cut and
-    ends with a line starting "[a4aa: the turn's text was cut here"; every messageChunk event is
-    still sent.
+    """(1.2) The turn's assistant messages, one blank line (`\\n\\n`) between two messages; the
+    messageChunk events carry the text as the agent sent it, without that separator. A new message
+    starts at the first messageChunk after a toolCall or toolCallUpdate event, on every lane (the
+    session decides, from the events in the order sent): ACP chunks before and after a `tool_call`;
+    CLI stream-json text before and after a `tool_use`; the generic CLI driver's output is one
+    message. The rpc lane also starts one at each codex app-server `agentMessage` item
+    (`item/started`, or an item that arrives whole), with or without a tool item between. Bounded
+    (R-HOSTILE-2): beyond 67,108,864 UTF-16 code units (64 Mi, the line limit: a single agent
+    message always comes back whole) it is cut and ends with a line starting "[a4aa: the turn's text
+    was cut here"; every messageChunk event is still sent.
     """
     usage: Optional[Usage] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
@@ -2747,7 +2909,7 @@ class UnknownAgentEvent:
         return dict(self.raw)
 
 
-AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, PermissionResolvedEvent, StderrEvent, RawEvent, UnknownAgentEvent]
+AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, StatusEvent, RateLimitsEvent, PermissionResolvedEvent, StderrEvent, RawEvent, UnknownAgentEvent]
 """One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they
 do not know.
 """
@@ -2775,6 +2937,10 @@ def decode_agent_event(data: Any, path: str = "AgentEvent") -> AgentEvent:
         return ModeChangedEvent._from_obj(d, path)
     if tag == "sessionInfo":
         return SessionInfoEvent._from_obj(d, path)
+    if tag == "status":
+        return StatusEvent._from_obj(d, path)
+    if tag == "rateLimits":
+        return RateLimitsEvent._from_obj(d, path)
     if tag == "permissionResolved":
         return PermissionResolvedEvent._from_obj(d, path)
     if tag == "stderr":
@@ -2948,6 +3114,10 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "UsageEvent": UsageEvent.from_json,
     "ModeChangedEvent": ModeChangedEvent.from_json,
     "SessionInfoEvent": SessionInfoEvent.from_json,
+    "StatusEvent": StatusEvent.from_json,
+    "AgentStatus": _decode_AgentStatus,
+    "RateLimitsEvent": RateLimitsEvent.from_json,
+    "RateLimitWindow": RateLimitWindow.from_json,
     "PermissionResolvedEvent": PermissionResolvedEvent.from_json,
     "StderrEvent": StderrEvent.from_json,
     "RawEvent": RawEvent.from_json,
@@ -3007,6 +3177,10 @@ __all__ = [
     "UsageEvent",
     "ModeChangedEvent",
     "SessionInfoEvent",
+    "AgentStatus",
+    "StatusEvent",
+    "RateLimitWindow",
+    "RateLimitsEvent",
     "PermissionResolvedEventOutcome",
     "PermissionResolvedEventDecidedBy",
     "PermissionResolvedEvent",

@@ -15,11 +15,12 @@ import asyncio
 import inspect
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union, cast
+from typing import IO, Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union, cast
 
 from ._generated_methods import AsyncHostMethods
-from .client import Client
-from ._generated_protocol import AgentEvent, PermissionRequest, PermissionResponse
+from . import _generated_protocol as p
+from .client import _PROMPT, Client, StreamItem, TurnEnd
+from ._generated_protocol import PermissionRequest, PermissionResponse
 
 AsyncPermissionHandler = Callable[
     [PermissionRequest], Union[Optional[PermissionResponse], Awaitable[Optional[PermissionResponse]]]
@@ -32,8 +33,9 @@ _END = object()
 
 
 class AsyncEventStream:
-    """One session's events, in the order the sidecar sent them: `async for ev in stream`.
-    It ends after session/close succeeds or the connection ends."""
+    """One session's events, in the order the sidecar sent them, each turn's followed by a
+    TurnEnd marker: `async for ev in stream`. It ends after session/close succeeds or the
+    connection ends."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -47,7 +49,7 @@ class AsyncEventStream:
         except RuntimeError:  # the loop is closed: nobody is left to read
             pass
 
-    def _push(self, ev: AgentEvent) -> None:
+    def _push(self, ev: StreamItem) -> None:
         with self._lock:
             if not self._finished:
                 self._put(ev)
@@ -58,8 +60,8 @@ class AsyncEventStream:
                 self._finished = True
                 self._put(_END)
 
-    async def get(self, timeout: Optional[float] = None) -> Optional[AgentEvent]:
-        """The next event, None once the stream has ended; TimeoutError after timeout seconds."""
+    async def get(self, timeout: Optional[float] = None) -> Optional[StreamItem]:
+        """The next item, None once the stream has ended; TimeoutError after timeout seconds."""
         try:
             item = await asyncio.wait_for(self._q.get(), timeout)
         except asyncio.TimeoutError:
@@ -67,13 +69,13 @@ class AsyncEventStream:
         if item is _END:
             self._q.put_nowait(_END)  # later reads end too
             return None
-        ev: AgentEvent = item
+        ev: StreamItem = item
         return ev
 
     def __aiter__(self) -> AsyncEventStream:
         return self
 
-    async def __anext__(self) -> AgentEvent:
+    async def __anext__(self) -> StreamItem:
         ev = await self.get()
         if ev is None:
             raise StopAsyncIteration
@@ -150,10 +152,11 @@ class AsyncClient(AsyncHostMethods):
             await self._loop.run_in_executor(self._writer, c._send, id_, line)
             result = await asyncio.wait_for(asyncio.wrap_future(fut, loop=self._loop), timeout)
         except asyncio.TimeoutError:
-            c._forget(id_)
-            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
-        except asyncio.CancelledError:
-            c._forget(id_)
+            err = TimeoutError(f"{method}: no answer within {timeout} s")
+            c._forget(id_, err)
+            raise err from None
+        except asyncio.CancelledError as e:
+            c._forget(id_, e)
             raise
         c._answered(method, params)
         return result
@@ -162,6 +165,41 @@ class AsyncClient(AsyncHostMethods):
         """Session session_id's events; those that arrive before session/open has answered
         are kept, not dropped."""
         return cast(AsyncEventStream, self._c._sink(session_id))
+
+    async def prompt_stream(
+        self,
+        *,
+        session_id: p.SessionId,
+        text: str,
+        model: Optional[str] = None,
+        effort: Optional[p.Effort] = None,
+        timeout: Optional[float] = None,
+    ) -> AsyncIterator[StreamItem]:
+        """session/prompt as one stream (`async for`): the session's events up to this turn's
+        end, then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
+        events(session_id): read that nowhere else meanwhile. timeout bounds each wait."""
+        c = self._c
+        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort).to_json()
+        id_, fut, line = c._register(_PROMPT, params)
+        await self._loop.run_in_executor(self._writer, c._send, id_, line)
+        stream = self.events(session_id)
+        try:
+            while True:
+                item = await stream.get(timeout)
+                if item is None:  # the connection ended first
+                    fut.result(0)
+                    return
+                if isinstance(item, TurnEnd):
+                    if item._id != id_:
+                        continue  # another caller's prompt
+                    if item.error is not None:
+                        raise item.error
+                    yield item
+                    return
+                yield item
+        except (TimeoutError, asyncio.CancelledError) as e:
+            c._forget(id_, e)
+            raise
 
     async def close(self, timeout: Optional[float] = None) -> int:
         """Closes the sidecar's stdin (EOF) after every request already made has been

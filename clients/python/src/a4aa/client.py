@@ -15,8 +15,10 @@ import subprocess
 import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
+from dataclasses import dataclass, field
+from typing import IO, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
 
+from . import _generated_protocol as p
 from ._codec import DecodeError
 from ._generated_errors import RPC_ADAPTER_ERROR, RPC_INVALID_PARAMS, RPC_METHOD_NOT_FOUND
 from ._generated_methods import ENDS_EVENT_STREAM, HostMethods, SidecarHandler, dispatch_sidecar
@@ -32,26 +34,55 @@ PermissionCancelled(). None, an exception or no handler at all fail closed ("can
 exception or no handler is decided by the sidecar's policy (decidedBy "policy")."""
 
 _END = object()
+_PROMPT = "session/prompt"
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """The end of a turn: not a wire event but a marker the client puts in the session's
+    events() right after session/prompt answers (every event of a turn precedes its answer on
+    the wire, R-CORE-6). `outcome` is the prompt's result; a prompt that failed (busy, not
+    found, timed out…) gets a marker too, with `error` set (an A4aaError, or the TimeoutError
+    or cancellation of a caller that gave up) and no outcome: no turn ran."""
+
+    outcome: Optional[p.TurnOutcome] = None
+    error: Optional[BaseException] = None
+    type: Literal["turnEnd"] = "turnEnd"
+    _id: int = field(default=0, repr=False, compare=False)
+
+
+StreamItem = Union[AgentEvent, TurnEnd]
+"""What events() yields: the session's events, and a TurnEnd after each prompt's answer."""
+
+
+def _turn_end(id_: int, msg: Dict[str, Any]) -> TurnEnd:
+    if "error" in msg:
+        return TurnEnd(error=A4aaError.from_wire(msg["error"]), _id=id_)
+    try:
+        return TurnEnd(outcome=p.TurnOutcome.from_json(msg.get("result"), "TurnOutcome"), _id=id_)
+    except DecodeError as e:
+        return TurnEnd(error=A4aaError.peer_closed(True, f"session/prompt: {e}"), _id=id_)
 
 
 class _Sink(Protocol):
     """Where the reader thread puts a session's events (EventStream, or the asyncio one)."""
 
-    def _push(self, ev: AgentEvent) -> None: ...
+    def _push(self, ev: StreamItem) -> None: ...
 
     def _finish(self) -> None: ...
 
 
 class EventStream:
-    """One session's events, in the order the sidecar sent them. Iterating blocks for the
-    next event and ends after session/close succeeds or the connection ends."""
+    """One session's events, in the order the sidecar sent them, each turn's followed by a
+    TurnEnd marker. Iterating blocks for the next item and ends after session/close succeeds
+    or the connection ends."""
 
     def __init__(self) -> None:
         self._q: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._finished = False
 
-    def _push(self, ev: AgentEvent) -> None:
+    def _push(self, ev: StreamItem) -> None:
         with self._lock:
             if not self._finished:
                 self._q.put(ev)
@@ -62,8 +93,8 @@ class EventStream:
                 self._finished = True
                 self._q.put(_END)
 
-    def get(self, timeout: Optional[float] = None) -> Optional[AgentEvent]:
-        """The next event, None once the stream has ended; TimeoutError after timeout seconds."""
+    def get(self, timeout: Optional[float] = None) -> Optional[StreamItem]:
+        """The next item, None once the stream has ended; TimeoutError after timeout seconds."""
         try:
             item = self._q.get(timeout=timeout)
         except queue.Empty:
@@ -71,10 +102,10 @@ class EventStream:
         if item is _END:
             self._q.put(_END)  # later reads end too
             return None
-        ev: AgentEvent = item
+        ev: StreamItem = item
         return ev
 
-    def __iter__(self) -> Iterator[AgentEvent]:
+    def __iter__(self) -> Iterator[StreamItem]:
         while True:
             ev = self.get()
             if ev is None:
@@ -133,6 +164,7 @@ class Client(HostMethods):
         self._wlock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: Dict[int, "Future[Any]"] = {}
+        self._turns: Dict[int, str] = {}  # prompt request id -> its session
         self._streams: Dict[str, _Sink] = {}
         self._ended: Optional[str] = None
         self._router = _Router(self)
@@ -162,8 +194,9 @@ class Client(HostMethods):
         try:
             result = fut.result(timeout)
         except FutureTimeout:
-            self._forget(id_)
-            raise TimeoutError(f"{method}: no answer within {timeout} s") from None
+            err = TimeoutError(f"{method}: no answer within {timeout} s")
+            self._forget(id_, err)
+            raise err from None
         self._answered(method, params)
         return result
 
@@ -177,6 +210,8 @@ class Client(HostMethods):
                 raise A4aaError.peer_closed(False, self._ended)
             id_ = next(self._ids)
             self._pending[id_] = fut
+            if method == _PROMPT:
+                self._turns[id_] = str(params.get("sessionId"))
         head = '{"jsonrpc":"2.0","id":%d,"method":%s,"params":' % (id_, json.dumps(method))
         body = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
         return id_, fut, head.encode() + body.encode("utf-8") + b"}\n"
@@ -184,14 +219,18 @@ class Client(HostMethods):
     def _send(self, id_: int, line: bytes) -> None:
         try:
             self._write(line)
-        except A4aaError:
-            self._forget(id_)
+        except A4aaError as e:
+            self._forget(id_, e)
             raise
 
-    def _forget(self, id_: int) -> None:
-        """The caller gave up on id_ (timeout, cancellation): its answer will be dropped."""
+    def _forget(self, id_: int, why: Optional[BaseException] = None) -> None:
+        """The caller gave up on id_ (timeout, cancellation): its answer will be dropped. A
+        prompt's end is marked all the same, with why."""
         with self._lock:
             self._pending.pop(id_, None)
+            turn = self._turns.pop(id_, None)
+        if turn is not None:
+            self._sink(turn)._push(TurnEnd(error=why or TimeoutError("the caller gave up"), _id=id_))
 
     def _answered(self, method: str, params: Dict[str, Any]) -> None:
         if method in ENDS_EVENT_STREAM:
@@ -208,10 +247,45 @@ class Client(HostMethods):
     # -- events --------------------------------------------------------------------------
 
     def events(self, session_id: str) -> EventStream:
-        """Session session_id's event stream. Events that arrive before session/open has
-        answered are kept, not dropped; the queue is unbounded, so a slow reader never
-        stalls other sessions or responses."""
+        """Session session_id's event stream, a TurnEnd after each turn's events. Events that
+        arrive before session/open has answered are kept, not dropped; the queue is
+        unbounded, so a slow reader never stalls other sessions or responses."""
         return cast(EventStream, self._sink(session_id))
+
+    def prompt_stream(
+        self,
+        *,
+        session_id: p.SessionId,
+        text: str,
+        model: Optional[str] = None,
+        effort: Optional[p.Effort] = None,
+        timeout: Optional[float] = None,
+    ) -> Iterator[StreamItem]:
+        """session/prompt as one stream: yields the session's events up to this turn's end,
+        then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
+        events(session_id): read that nowhere else meanwhile. timeout bounds each wait."""
+        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort).to_json()
+        id_, fut, line = self._register(_PROMPT, params)
+        self._send(id_, line)
+        stream = self.events(session_id)
+        while True:
+            try:
+                item = stream.get(timeout)
+            except TimeoutError:
+                err = TimeoutError(f"{_PROMPT}: no answer within {timeout} s")
+                self._forget(id_, err)
+                raise err from None
+            if item is None:  # the connection ended first
+                fut.result(0)
+                return
+            if isinstance(item, TurnEnd):
+                if item._id != id_:
+                    continue  # another caller's prompt
+                if item.error is not None:
+                    raise item.error
+                yield item
+                return
+            yield item
 
     def _new_sink(self) -> _Sink:
         return EventStream()
@@ -269,6 +343,9 @@ class Client(HostMethods):
         id_ = msg.get("id")
         with self._lock:
             fut = self._pending.pop(id_, None) if isinstance(id_, int) else None
+            turn = self._turns.pop(id_, None) if isinstance(id_, int) and fut is not None else None
+        if turn is not None:  # before the answer settles: a host reading events() sees the marker first
+            self._sink(turn)._push(_turn_end(cast(int, id_), msg))
         if fut is None or not fut.set_running_or_notify_cancel():
             return  # its caller gave up (timeout, an asyncio task cancelled)
         if "error" in msg:
@@ -308,6 +385,7 @@ class Client(HostMethods):
         with self._lock:
             self._ended = cause
             pending, self._pending = self._pending, {}
+            self._turns = {}
             streams = list(self._streams.values())
         for fut in pending.values():
             if fut.set_running_or_notify_cancel():

@@ -1,7 +1,7 @@
 // Codex items and token reports → a4aa events.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TurnUsage, planOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "../../../../src/lanes/rpc/map-notification.js";
+import { TurnUsage, planOf, rateLimitsOf, statusOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "../../../../src/lanes/rpc/map-notification.js";
 
 const usage = (total: number[], last: number[], window: number | null = 1000) => ({
   total: { inputTokens: total[0], outputTokens: total[1], cachedInputTokens: total[2], reasoningOutputTokens: total[3], totalTokens: total[0] + total[1] },
@@ -74,4 +74,33 @@ test("plan steps become plan entries", () => {
       { content: "b", status: "pending" },
     ],
   });
+});
+
+test("thread/status/changed maps to a status event: idle, active, waiting for approval or input, error", () => {
+  const st = (status: unknown) => statusOf({ threadId: "t", status } as never);
+  assert.deepEqual(st({ type: "idle" }), { type: "status", status: "idle" });
+  assert.deepEqual(st({ type: "notLoaded" }), { type: "status", status: "idle" });
+  assert.deepEqual(st({ type: "active", activeFlags: [] }), { type: "status", status: "active" });
+  assert.deepEqual(st({ type: "active", activeFlags: ["waitingOnApproval"] }), { type: "status", status: "waitingForApproval" });
+  assert.deepEqual(st({ type: "active", activeFlags: ["waitingOnUserInput"] }), { type: "status", status: "waitingForInput" });
+  assert.deepEqual(st({ type: "systemError" }), { type: "status", status: "error" });
+  assert.deepEqual(st({ type: "somethingNew" }), { type: "status", status: "active" });
+});
+
+test("account/rateLimits/updated maps to a rateLimits event with only the fields codex filled in", () => {
+  assert.deepEqual(
+    rateLimitsOf({
+      rateLimits: {
+        limitId: "codex",
+        limitName: null,
+        primary: { usedPercent: 42, windowDurationMins: 300, resetsAt: 1764770000 },
+        secondary: { usedPercent: 7, windowDurationMins: null },
+        rateLimitReachedType: null,
+        credits: { hasCredits: false, unlimited: false },
+      },
+    } as never),
+    { type: "rateLimits", limitId: "codex", primary: { usedPercent: 42, windowMinutes: 300, resetsAt: 1764770000 }, secondary: { usedPercent: 7 } },
+  );
+  assert.deepEqual(rateLimitsOf({ rateLimits: { rateLimitReachedType: "rate_limit_reached" } } as never), { type: "rateLimits", reached: "rate_limit_reached" });
+  assert.deepEqual(rateLimitsOf({ rateLimits: {} } as never), { type: "rateLimits" });
 });
