@@ -77,7 +77,12 @@ export class Journal {
   }
 }
 
+/** Envelope of a text event as serialized: `{"type":"messageChunk","text":""}` and the like. */
+const TEXT_EVENT_OVERHEAD = 40;
+
 function approximateBytes(event: AgentEvent): number {
-  // UTF-16 length: equal to the UTF-8 size for ASCII, within 3x otherwise; cheap.
+  // UTF-16 length: equal to the UTF-8 size for ASCII, within 3x otherwise. Text events are
+  // nearly all of a stream: counted without serializing them a second time.
+  if (event.type === "messageChunk" || event.type === "thoughtChunk" || event.type === "stderr") return event.text.length + TEXT_EVENT_OVERHEAD;
   return JSON.stringify(event).length;
 }
