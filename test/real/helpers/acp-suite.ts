@@ -83,6 +83,13 @@ export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
         const evs = r.s.events(sid);
         assert.ok(evs.some((e) => e.type === "permissionResolved" && e.decidedBy === "host" && e.outcome === "selected"));
         assert.ok(evs.some((e) => e.type === "toolCall" || e.type === "toolCallUpdate"));
+        // Issue 21 (one event story): the host saw the tool call before it is asked about it.
+        const wire = r.s.received as any[];
+        const askAt = wire.findIndex((m) => m.method === "permission/request" && m.params.sessionId === sid);
+        const toolAt = wire.findIndex(
+          (m) => m.method === "session/event" && m.params.sessionId === sid && m.params.event.type === "toolCall" && m.params.event.toolCallId === asked[0].toolCallId,
+        );
+        assert.ok(toolAt >= 0 && toolAt < askAt, `toolCall ${asked[0].toolCallId} is announced (message ${toolAt}) before its permission request (message ${askAt})`);
         const main = r.mock.mainRequests();
         assert.ok(main.length >= 2 && JSON.stringify(main[main.length - 1].body).includes(TOOL_OUTPUT), "the tool ran and its output went back to the model");
       } finally {
