@@ -32,6 +32,15 @@ const mcpServer = (env: Record<string, string> = {}) => ({ name: "conformance-mc
 /** Lines of the fake CLI's start log (one per process started). */
 const starts = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
 
+/** Two sessions opened with equal shared specs (n/a when `share` is declined). */
+async function openSharedPair(ctx: CheckContext, h: Host): Promise<[string, string]> {
+  const a = await openRaw(h, { spec: shared(ctx) });
+  declinedOrOk(ctx, a, "AcpAgentSpec.share");
+  const b = await openRaw(h, { spec: shared(ctx) });
+  assert.ok(b.result, `the second shared open failed: ${JSON.stringify(b.error)}`);
+  return [a.result.sessionId as string, b.result.sessionId as string];
+}
+
 function shared(ctx: CheckContext): AgentSpec {
   return { ...ctx.acp(), share: { maxSessions: 4, idleMs: 1000 } } as unknown as AgentSpec;
 }
@@ -107,11 +116,7 @@ export const capabilityChecks: Check[] = [
     title: "(1.2) when share is offered: two sessions on one shared ACP process prompting distinct texts concurrently each get only their own events; cancel of one leaves the other's turn",
     async run(ctx) {
       const h = ctx.start();
-      const a = await openRaw(h, { spec: shared(ctx) });
-      declinedOrOk(ctx, a, "AcpAgentSpec.share");
-      const b = await openRaw(h, { spec: shared(ctx) });
-      assert.ok(b.result, `the second shared open failed: ${JSON.stringify(b.error)}`);
-      const [sa, sb] = [a.result.sessionId as string, b.result.sessionId as string];
+      const [sa, sb] = await openSharedPair(ctx, h);
       const [ra, rb] = await Promise.all([h.prompt(sa, "slow:10;text:ALPHA-only;pids"), h.prompt(sb, "slow:10;text:BRAVO-only;pids")]);
       assert.ok(ra.result && rb.result, `a turn failed: ${JSON.stringify(ra.error ?? rb.error)}`);
       assert.ok(h.text(sa).includes("ALPHA-only") && !h.text(sa).includes("BRAVO"), `session A's events: ${h.text(sa).slice(0, 300)}`);
@@ -133,11 +138,7 @@ export const capabilityChecks: Check[] = [
     title: "(1.2) when share is offered: a crash of the shared process fails the turns of both its sessions with agent_exited; the next open starts a fresh process",
     async run(ctx) {
       const h = ctx.start();
-      const a = await openRaw(h, { spec: shared(ctx) });
-      declinedOrOk(ctx, a, "AcpAgentSpec.share");
-      const b = await openRaw(h, { spec: shared(ctx) });
-      assert.ok(b.result, `the second shared open failed: ${JSON.stringify(b.error)}`);
-      const [sa, sb] = [a.result.sessionId as string, b.result.sessionId as string];
+      const [sa, sb] = await openSharedPair(ctx, h);
       const rb = h.prompt(sb, "slow:200");
       await h.waitFor(() => h.text(sb).includes("2 "), 10_000, "session B's turn to stream");
       const ra = await h.prompt(sa, "crash");

@@ -19,7 +19,7 @@ from typing import IO, Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, O
 
 from ._generated_methods import AsyncHostMethods
 from . import _generated_protocol as p
-from .client import _PROMPT, Client, StreamItem, TurnEnd
+from .client import _PROMPT, Client, StreamItem, _prompt_stream_step
 from ._generated_protocol import PermissionRequest, PermissionResponse
 
 AsyncPermissionHandler = Callable[
@@ -186,17 +186,11 @@ class AsyncClient(AsyncHostMethods):
         try:
             while True:
                 item = await stream.get(timeout)
-                if item is None:  # the connection ended first
-                    fut.result(0)
+                done, out = _prompt_stream_step(item, id_, fut)
+                if out is not None:
+                    yield out
+                if done:
                     return
-                if isinstance(item, TurnEnd):
-                    if item._id != id_:
-                        continue  # another caller's prompt
-                    if item.error is not None:
-                        raise item.error
-                    yield item
-                    return
-                yield item
         except (TimeoutError, asyncio.CancelledError) as e:
             c._forget(id_, e)
             raise

@@ -52,6 +52,21 @@ class TurnEnd:
 
 
 StreamItem = Union[AgentEvent, TurnEnd]
+
+
+def _prompt_stream_step(item: Optional[StreamItem], id_: int, fut: "Future[Any]") -> Tuple[bool, Optional[StreamItem]]:
+    """One item a prompt stream read: (whether the stream ends, what it yields, if anything).
+    Raises the prompt's error; skips the turn ends of other callers' prompts."""
+    if item is None:  # the connection ended first
+        fut.result(0)
+        return True, None
+    if isinstance(item, TurnEnd):
+        if item._id != id_:
+            return False, None
+        if item.error is not None:
+            raise item.error
+        return True, item
+    return False, item
 """What events() yields: the session's events, and a TurnEnd after each prompt's answer."""
 
 
@@ -275,17 +290,11 @@ class Client(HostMethods):
                 err = TimeoutError(f"{_PROMPT}: no answer within {timeout} s")
                 self._forget(id_, err)
                 raise err from None
-            if item is None:  # the connection ended first
-                fut.result(0)
+            done, out = _prompt_stream_step(item, id_, fut)
+            if out is not None:
+                yield out
+            if done:
                 return
-            if isinstance(item, TurnEnd):
-                if item._id != id_:
-                    continue  # another caller's prompt
-                if item.error is not None:
-                    raise item.error
-                yield item
-                return
-            yield item
 
     def _new_sink(self) -> _Sink:
         return EventStream()
