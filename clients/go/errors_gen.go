@@ -53,6 +53,7 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeMethodNotFound:      {RPCCode: -32601, Message: "Method not found", Retryable: false},
 	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false},
 	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false},
+	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -171,4 +172,10 @@ func NewInternalErrorError(stage ErrorStage, detail string) *Error {
 // NewUnknownAgentError makes the `unknown_agent`: JSON-RPC -32000 "Unknown agent".
 func NewUnknownAgentError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeUnknownAgent, stage, detail)
+}
+
+// NewUnsupportedContentError makes the `unsupported_content`: JSON-RPC -32000 "Unsupported
+// content".
+func NewUnsupportedContentError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeUnsupportedContent, stage, detail)
 }

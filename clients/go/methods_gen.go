@@ -89,6 +89,20 @@ func (c *Client) SessionClose(ctx context.Context, params SessionCloseParams) (*
 	return &res, nil
 }
 
+// AgentsPrewarm calls `agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of
+// `session/open`.
+func (c *Client) AgentsPrewarm(ctx context.Context, params AgentsPrewarmParams) (*PrewarmResult, error) {
+	raw, err := c.request(ctx, "agents/prewarm", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodePrewarmResult(raw)
+	if err != nil {
+		return nil, resultError("agents/prewarm", err)
+	}
+	return &res, nil
+}
+
 // AgentsList calls `agents/list`: (1.2) The agents catalog, and which of its agents are installed
 // here.
 func (c *Client) AgentsList(ctx context.Context, params AgentsListParams) (*AgentsListResult, error) {

@@ -2661,6 +2661,69 @@ func (v AcpClientCapabilities) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// ShareOptions: (1.2) Opt in to shared agent processes (§13): sessions opened with equal specs
+// (program, arguments, resolved environment, the process's own cwd, client capabilities, auth
+// method, `share`) run on one live process that has room, each with its own agent session; a new
+// process starts only when none has. Everything per session stays per session (R-SHARE-1). A
+// shared process ends `idleMs` after its last session closed, at shutdown, or when it crashes
+// (every session on it then fails with `agent_exited`; R-SHARE-2).
+type ShareOptions struct {
+	// Most sessions on one process. Default 8.
+	MaxSessions *int64 `json:"maxSessions,omitempty"`
+
+	// How long a process with no session is kept for the next open, in milliseconds. Default 30000.
+	IdleMs *int64 `json:"idleMs,omitempty"`
+}
+
+func decodeShareOptions(raw json.RawMessage) (ShareOptions, error) {
+	m, err := objectOf(raw, "ShareOptions")
+	if err != nil {
+		return ShareOptions{}, err
+	}
+	return decodeShareOptionsFields(m)
+}
+
+func decodeShareOptionsFields(m map[string]json.RawMessage) (ShareOptions, error) {
+	var v ShareOptions
+	var err error
+	if raw, ok := m["maxSessions"]; ok {
+		if v.MaxSessions, err = ptrOf(decIntRange(1, 1024))(raw); err != nil {
+			return v, fieldError("ShareOptions", "maxSessions", err)
+		}
+	}
+	if raw, ok := m["idleMs"]; ok {
+		if v.IdleMs, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("ShareOptions", "idleMs", err)
+		}
+	}
+	if err := rejectUnknown(m, "ShareOptions", "maxSessions", "idleMs"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes ShareOptions strictly: required fields, types, consts and unknown fields are checked.
+func (v *ShareOptions) UnmarshalJSON(data []byte) error {
+	r, err := decodeShareOptions(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ShareOptions) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.MaxSessions != nil {
+		w.field("maxSessions", v.MaxSessions)
+	}
+	if v.IdleMs != nil {
+		w.field("idleMs", v.IdleMs)
+	}
+	return w.bytes()
+}
+
 // AcpAgentSpec: An agent that speaks the Agent Client Protocol (version 1) on its stdin/stdout.
 // Its `lane` is fixed and written by MarshalJSON.
 type AcpAgentSpec struct {
@@ -2681,7 +2744,8 @@ type AcpAgentSpec struct {
 	ClientCapabilities *AcpClientCapabilities `json:"clientCapabilities,omitempty"`
 
 	// MCP servers passed verbatim to the agent's `session/new` / `session/load` (ACP `McpServer`
-	// objects).
+	// objects). Since 1.2 `options.mcpServers` means the same on every lane; when both are given the
+	// option's entry wins over the spec's entry of the same name.
 	MCPServers []JsonObject `json:"mcpServers,omitempty"`
 
 	// How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` |
@@ -2689,6 +2753,8 @@ type AcpAgentSpec struct {
 	// it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default:
 	// `a4aa serve --handshake-timeout`, else 60000. (1.2)
 	HandshakeTimeoutMs *int64 `json:"handshakeTimeoutMs,omitempty"`
+
+	Share *ShareOptions `json:"share,omitempty"`
 
 	// When set, `authenticate` is called with this method id after `initialize`.
 	AuthMethodID *string `json:"authMethodId,omitempty"`
@@ -2752,12 +2818,17 @@ func decodeAcpAgentSpecFields(m map[string]json.RawMessage) (AcpAgentSpec, error
 			return v, fieldError("AcpAgentSpec", "handshakeTimeoutMs", err)
 		}
 	}
+	if raw, ok := m["share"]; ok {
+		if v.Share, err = ptrOf(decodeShareOptions)(raw); err != nil {
+			return v, fieldError("AcpAgentSpec", "share", err)
+		}
+	}
 	if raw, ok := m["authMethodId"]; ok {
 		if v.AuthMethodID, err = ptrOf(decStringMin(1))(raw); err != nil {
 			return v, fieldError("AcpAgentSpec", "authMethodId", err)
 		}
 	}
-	if err := rejectUnknown(m, "AcpAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "authMethodId"); err != nil {
+	if err := rejectUnknown(m, "AcpAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "share", "authMethodId"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -2793,6 +2864,9 @@ func (v AcpAgentSpec) MarshalJSON() ([]byte, error) {
 	}
 	if v.HandshakeTimeoutMs != nil {
 		w.field("handshakeTimeoutMs", v.HandshakeTimeoutMs)
+	}
+	if v.Share != nil {
+		w.field("share", v.Share)
 	}
 	if v.AuthMethodID != nil {
 		w.field("authMethodId", v.AuthMethodID)
@@ -2940,6 +3014,8 @@ type RpcAgentSpec struct {
 
 	// Codex sandbox mode; overrides what the permission preset implies.
 	Sandbox *RpcAgentSpecSandbox `json:"sandbox,omitempty"`
+
+	Share *ShareOptions `json:"share,omitempty"`
 }
 
 // Lane is always "rpc".
@@ -3007,7 +3083,12 @@ func decodeRpcAgentSpecFields(m map[string]json.RawMessage) (RpcAgentSpec, error
 			return v, fieldError("RpcAgentSpec", "sandbox", err)
 		}
 	}
-	if err := rejectUnknown(m, "RpcAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox"); err != nil {
+	if raw, ok := m["share"]; ok {
+		if v.Share, err = ptrOf(decodeShareOptions)(raw); err != nil {
+			return v, fieldError("RpcAgentSpec", "share", err)
+		}
+	}
+	if err := rejectUnknown(m, "RpcAgentSpec", "lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox", "share"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -3044,6 +3125,9 @@ func (v RpcAgentSpec) MarshalJSON() ([]byte, error) {
 	}
 	if v.Sandbox != nil {
 		w.field("sandbox", v.Sandbox)
+	}
+	if v.Share != nil {
+		w.field("share", v.Share)
 	}
 	return w.bytes()
 }
@@ -3516,6 +3600,66 @@ func decodeEnvLiterals(raw json.RawMessage) (EnvLiterals, error) {
 	return mapOf(decString)(raw)
 }
 
+// PrewarmResult: (1.2) `agents/prewarm`'s answer.
+type PrewarmResult struct {
+	// Live shared processes for this spec now (started by this call or already running).
+	Processes int64 `json:"processes"`
+
+	// How many this call started.
+	Started int64 `json:"started"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodePrewarmResult(raw json.RawMessage) (PrewarmResult, error) {
+	m, err := objectOf(raw, "PrewarmResult")
+	if err != nil {
+		return PrewarmResult{}, err
+	}
+	return decodePrewarmResultFields(m)
+}
+
+func decodePrewarmResultFields(m map[string]json.RawMessage) (PrewarmResult, error) {
+	var v PrewarmResult
+	var err error
+	if raw, ok := m["processes"]; ok {
+		if v.Processes, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("PrewarmResult", "processes", err)
+		}
+	} else {
+		return v, missingField("PrewarmResult", "processes")
+	}
+	if raw, ok := m["started"]; ok {
+		if v.Started, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("PrewarmResult", "started", err)
+		}
+	} else {
+		return v, missingField("PrewarmResult", "started")
+	}
+	v.Extra = extraFields(m, "processes", "started")
+	return v, nil
+}
+
+// UnmarshalJSON decodes PrewarmResult strictly: required fields, types, consts are checked.
+func (v *PrewarmResult) UnmarshalJSON(data []byte) error {
+	r, err := decodePrewarmResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v PrewarmResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("processes", v.Processes)
+	w.field("started", v.Started)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // Effort: Reasoning effort.
 type Effort string
 
@@ -3596,6 +3740,228 @@ func (v *PermissionPreset) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// McpStdioServer: (1.2) An MCP server the agent starts as a child process and speaks to on its
+// stdin/stdout. It gets exactly the `env` literals (names and values checked like `EnvSet`'s) and
+// nothing of the sidecar's environment; agents that always add their own environment are noted in
+// the README. Values are redacted from logs and transcripts.
+type McpStdioServer struct {
+	// The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`.
+	Name string `json:"name"`
+
+	// The program: an absolute path, or a name the agent looks up on its PATH.
+	Command string `json:"command"`
+
+	Args []string `json:"args,omitempty"`
+
+	Env EnvLiterals `json:"env,omitempty"`
+}
+
+func (McpStdioServer) isMcpServer() {}
+
+func decodeMcpStdioServer(raw json.RawMessage) (McpStdioServer, error) {
+	m, err := objectOf(raw, "McpStdioServer")
+	if err != nil {
+		return McpStdioServer{}, err
+	}
+	return decodeMcpStdioServerFields(m)
+}
+
+func decodeMcpStdioServerFields(m map[string]json.RawMessage) (McpStdioServer, error) {
+	var v McpStdioServer
+	var err error
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = decString(raw); err != nil {
+			return v, fieldError("McpStdioServer", "name", err)
+		}
+	} else {
+		return v, missingField("McpStdioServer", "name")
+	}
+	if raw, ok := m["command"]; ok {
+		if v.Command, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("McpStdioServer", "command", err)
+		}
+	} else {
+		return v, missingField("McpStdioServer", "command")
+	}
+	if raw, ok := m["args"]; ok {
+		if v.Args, err = sliceOf(decString)(raw); err != nil {
+			return v, fieldError("McpStdioServer", "args", err)
+		}
+	}
+	if raw, ok := m["env"]; ok {
+		if v.Env, err = decodeEnvLiterals(raw); err != nil {
+			return v, fieldError("McpStdioServer", "env", err)
+		}
+	}
+	if err := rejectUnknown(m, "McpStdioServer", "name", "command", "args", "env"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes McpStdioServer strictly: required fields, types, consts and unknown fields are checked.
+func (v *McpStdioServer) UnmarshalJSON(data []byte) error {
+	r, err := decodeMcpStdioServer(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v McpStdioServer) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("name", v.Name)
+	w.field("command", v.Command)
+	if v.Args != nil {
+		w.field("args", v.Args)
+	}
+	if v.Env != nil {
+		w.field("env", v.Env)
+	}
+	return w.bytes()
+}
+
+// McpHttpServerType: one of a fixed set of strings.
+type McpHttpServerType string
+
+const McpHttpServerTypeHttp McpHttpServerType = "http"
+const McpHttpServerTypeSse McpHttpServerType = "sse"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v McpHttpServerType) Valid() bool {
+	switch v {
+	case McpHttpServerTypeHttp, McpHttpServerTypeSse:
+		return true
+	}
+	return false
+}
+
+func decodeMcpHttpServerType(raw json.RawMessage) (McpHttpServerType, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !McpHttpServerType(s).Valid() {
+		return "", enumError("McpHttpServerType", s)
+	}
+	return McpHttpServerType(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *McpHttpServerType) UnmarshalJSON(data []byte) error {
+	r, err := decodeMcpHttpServerType(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// McpHttpServer: (1.2) An MCP server the agent reaches over HTTP (streamable HTTP, `http`) or
+// server-sent events (`sse`). Header values are redacted from logs and transcripts.
+type McpHttpServer struct {
+	// The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`.
+	Name string `json:"name"`
+
+	Type McpHttpServerType `json:"type"`
+
+	// An `http:` or `https:` URL.
+	URL string `json:"url"`
+
+	// Request headers by name (values are literals, e.g. a bearer token).
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+func (McpHttpServer) isMcpServer() {}
+
+func decodeMcpHttpServer(raw json.RawMessage) (McpHttpServer, error) {
+	m, err := objectOf(raw, "McpHttpServer")
+	if err != nil {
+		return McpHttpServer{}, err
+	}
+	return decodeMcpHttpServerFields(m)
+}
+
+func decodeMcpHttpServerFields(m map[string]json.RawMessage) (McpHttpServer, error) {
+	var v McpHttpServer
+	var err error
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = decString(raw); err != nil {
+			return v, fieldError("McpHttpServer", "name", err)
+		}
+	} else {
+		return v, missingField("McpHttpServer", "name")
+	}
+	if raw, ok := m["type"]; ok {
+		if v.Type, err = decodeMcpHttpServerType(raw); err != nil {
+			return v, fieldError("McpHttpServer", "type", err)
+		}
+	} else {
+		return v, missingField("McpHttpServer", "type")
+	}
+	if raw, ok := m["url"]; ok {
+		if v.URL, err = decString(raw); err != nil {
+			return v, fieldError("McpHttpServer", "url", err)
+		}
+	} else {
+		return v, missingField("McpHttpServer", "url")
+	}
+	if raw, ok := m["headers"]; ok {
+		if v.Headers, err = mapOf(decString)(raw); err != nil {
+			return v, fieldError("McpHttpServer", "headers", err)
+		}
+	}
+	if err := rejectUnknown(m, "McpHttpServer", "name", "type", "url", "headers"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes McpHttpServer strictly: required fields, types, consts and unknown fields are checked.
+func (v *McpHttpServer) UnmarshalJSON(data []byte) error {
+	r, err := decodeMcpHttpServer(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v McpHttpServer) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("name", v.Name)
+	w.field("type", v.Type)
+	w.field("url", v.URL)
+	if v.Headers != nil {
+		w.field("headers", v.Headers)
+	}
+	return w.bytes()
+}
+
+// McpServer: (1.2) An MCP server for the agent: a program it starts (stdio) or an HTTP endpoint.
+// One of McpStdioServer, McpHttpServer. Switch on the concrete type.
+type McpServer interface {
+	isMcpServer()
+}
+
+func decodeMcpServer(raw json.RawMessage) (McpServer, error) {
+	if v, err := decodeMcpStdioServer(raw); err == nil {
+		return v, nil
+	}
+	if v, err := decodeMcpHttpServer(raw); err == nil {
+		return v, nil
+	}
+	return nil, noBranch("McpServer", raw)
+}
+
+// DecodeMcpServer decodes one McpServer from JSON (a union has no UnmarshalJSON of its own).
+func DecodeMcpServer(data []byte) (McpServer, error) {
+	return decodeMcpServer(data)
+}
+
 // SessionOptions: Selectors for the session. A lane rejects a selector it cannot honour with
 // `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
 // offers.
@@ -3609,6 +3975,14 @@ type SessionOptions struct {
 	Effort *Effort `json:"effort,omitempty"`
 
 	Permission *PermissionPreset `json:"permission,omitempty"`
+
+	// (1.2) MCP servers that give the agent tools, on every lane, in the agent's own form (ACP
+	// `session/new` / `session/load`, `--mcp-config`, config overrides, a per-session settings file).
+	// A lane whose agent has no way to take them, or not of this transport (`capabilities.mcp`),
+	// refuses them with `unsupported_selector` before anything is spawned. Names are unique. On the
+	// acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the
+	// same name.
+	MCPServers []McpServer `json:"mcpServers,omitempty"`
 }
 
 func decodeSessionOptions(raw json.RawMessage) (SessionOptions, error) {
@@ -3642,7 +4016,12 @@ func decodeSessionOptionsFields(m map[string]json.RawMessage) (SessionOptions, e
 			return v, fieldError("SessionOptions", "permission", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission"); err != nil {
+	if raw, ok := m["mcpServers"]; ok {
+		if v.MCPServers, err = sliceOf(decodeMcpServer)(raw); err != nil {
+			return v, fieldError("SessionOptions", "mcpServers", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -3673,7 +4052,353 @@ func (v SessionOptions) MarshalJSON() ([]byte, error) {
 	if v.Permission != nil {
 		w.field("permission", v.Permission)
 	}
+	if v.MCPServers != nil {
+		w.field("mcpServers", v.MCPServers)
+	}
 	return w.bytes()
+}
+
+// TextContent: (1.2) Text.
+// Its `type` is fixed and written by MarshalJSON.
+type TextContent struct {
+	Text string `json:"text"`
+}
+
+// Type is always "text".
+func (TextContent) Type() string { return "text" }
+
+func (TextContent) isContentBlock() {}
+
+func decodeTextContent(raw json.RawMessage) (TextContent, error) {
+	m, err := objectOf(raw, "TextContent")
+	if err != nil {
+		return TextContent{}, err
+	}
+	return decodeTextContentFields(m)
+}
+
+func decodeTextContentFields(m map[string]json.RawMessage) (TextContent, error) {
+	var v TextContent
+	var err error
+	if err := checkConstString(m, "TextContent", "type", "text"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("TextContent", "text", err)
+		}
+	} else {
+		return v, missingField("TextContent", "text")
+	}
+	if err := rejectUnknown(m, "TextContent", "type", "text"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes TextContent strictly: required fields, types, consts and unknown fields are checked.
+func (v *TextContent) UnmarshalJSON(data []byte) error {
+	r, err := decodeTextContent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v TextContent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "text")
+	w.field("text", v.Text)
+	return w.bytes()
+}
+
+// ImageContentMimeType: one of a fixed set of strings.
+type ImageContentMimeType string
+
+const ImageContentMimeTypeImagePng ImageContentMimeType = "image/png"
+const ImageContentMimeTypeImageJpeg ImageContentMimeType = "image/jpeg"
+const ImageContentMimeTypeImageGif ImageContentMimeType = "image/gif"
+const ImageContentMimeTypeImageWebp ImageContentMimeType = "image/webp"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v ImageContentMimeType) Valid() bool {
+	switch v {
+	case ImageContentMimeTypeImagePng, ImageContentMimeTypeImageJpeg, ImageContentMimeTypeImageGif, ImageContentMimeTypeImageWebp:
+		return true
+	}
+	return false
+}
+
+func decodeImageContentMimeType(raw json.RawMessage) (ImageContentMimeType, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !ImageContentMimeType(s).Valid() {
+		return "", enumError("ImageContentMimeType", s)
+	}
+	return ImageContentMimeType(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *ImageContentMimeType) UnmarshalJSON(data []byte) error {
+	r, err := decodeImageContentMimeType(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// ImageContent: (1.2) An image, base64-encoded (RFC 4648, no line breaks), at most 20 MiB decoded
+// (R-CONTENT-2: anything else is `invalid_params`).
+// Its `type` is fixed and written by MarshalJSON.
+type ImageContent struct {
+	MimeType ImageContentMimeType `json:"mimeType"`
+
+	// The image's bytes in base64; its length is a multiple of 4.
+	Data string `json:"data"`
+}
+
+// Type is always "image".
+func (ImageContent) Type() string { return "image" }
+
+func (ImageContent) isContentBlock() {}
+
+func decodeImageContent(raw json.RawMessage) (ImageContent, error) {
+	m, err := objectOf(raw, "ImageContent")
+	if err != nil {
+		return ImageContent{}, err
+	}
+	return decodeImageContentFields(m)
+}
+
+func decodeImageContentFields(m map[string]json.RawMessage) (ImageContent, error) {
+	var v ImageContent
+	var err error
+	if err := checkConstString(m, "ImageContent", "type", "image"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["mimeType"]; ok {
+		if v.MimeType, err = decodeImageContentMimeType(raw); err != nil {
+			return v, fieldError("ImageContent", "mimeType", err)
+		}
+	} else {
+		return v, missingField("ImageContent", "mimeType")
+	}
+	if raw, ok := m["data"]; ok {
+		if v.Data, err = decStringMin(4)(raw); err != nil {
+			return v, fieldError("ImageContent", "data", err)
+		}
+	} else {
+		return v, missingField("ImageContent", "data")
+	}
+	if err := rejectUnknown(m, "ImageContent", "type", "mimeType", "data"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes ImageContent strictly: required fields, types, consts and unknown fields are checked.
+func (v *ImageContent) UnmarshalJSON(data []byte) error {
+	r, err := decodeImageContent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ImageContent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "image")
+	w.field("mimeType", v.MimeType)
+	w.field("data", v.Data)
+	return w.bytes()
+}
+
+// ResourceContent: (1.2) A file's contents, embedded: the agent sees them as that file's text.
+// Its `type` is fixed and written by MarshalJSON.
+type ResourceContent struct {
+	// Where the contents come from, e.g. `file:///repo/src/main.ts`.
+	URI string `json:"uri"`
+
+	MimeType *string `json:"mimeType,omitempty"`
+
+	Text string `json:"text"`
+}
+
+// Type is always "resource".
+func (ResourceContent) Type() string { return "resource" }
+
+func (ResourceContent) isContentBlock() {}
+
+func decodeResourceContent(raw json.RawMessage) (ResourceContent, error) {
+	m, err := objectOf(raw, "ResourceContent")
+	if err != nil {
+		return ResourceContent{}, err
+	}
+	return decodeResourceContentFields(m)
+}
+
+func decodeResourceContentFields(m map[string]json.RawMessage) (ResourceContent, error) {
+	var v ResourceContent
+	var err error
+	if err := checkConstString(m, "ResourceContent", "type", "resource"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["uri"]; ok {
+		if v.URI, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("ResourceContent", "uri", err)
+		}
+	} else {
+		return v, missingField("ResourceContent", "uri")
+	}
+	if raw, ok := m["mimeType"]; ok {
+		if v.MimeType, err = ptrOf(decStringMin(1))(raw); err != nil {
+			return v, fieldError("ResourceContent", "mimeType", err)
+		}
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("ResourceContent", "text", err)
+		}
+	} else {
+		return v, missingField("ResourceContent", "text")
+	}
+	if err := rejectUnknown(m, "ResourceContent", "type", "uri", "mimeType", "text"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes ResourceContent strictly: required fields, types, consts and unknown fields are checked.
+func (v *ResourceContent) UnmarshalJSON(data []byte) error {
+	r, err := decodeResourceContent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ResourceContent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "resource")
+	w.field("uri", v.URI)
+	if v.MimeType != nil {
+		w.field("mimeType", v.MimeType)
+	}
+	w.field("text", v.Text)
+	return w.bytes()
+}
+
+// ResourceLinkContent: (1.2) A reference to a file or resource the agent can read itself.
+// Its `type` is fixed and written by MarshalJSON.
+type ResourceLinkContent struct {
+	URI string `json:"uri"`
+
+	Name *string `json:"name,omitempty"`
+
+	MimeType *string `json:"mimeType,omitempty"`
+}
+
+// Type is always "resourceLink".
+func (ResourceLinkContent) Type() string { return "resourceLink" }
+
+func (ResourceLinkContent) isContentBlock() {}
+
+func decodeResourceLinkContent(raw json.RawMessage) (ResourceLinkContent, error) {
+	m, err := objectOf(raw, "ResourceLinkContent")
+	if err != nil {
+		return ResourceLinkContent{}, err
+	}
+	return decodeResourceLinkContentFields(m)
+}
+
+func decodeResourceLinkContentFields(m map[string]json.RawMessage) (ResourceLinkContent, error) {
+	var v ResourceLinkContent
+	var err error
+	if err := checkConstString(m, "ResourceLinkContent", "type", "resourceLink"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["uri"]; ok {
+		if v.URI, err = decStringMin(1)(raw); err != nil {
+			return v, fieldError("ResourceLinkContent", "uri", err)
+		}
+	} else {
+		return v, missingField("ResourceLinkContent", "uri")
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = ptrOf(decStringMin(1))(raw); err != nil {
+			return v, fieldError("ResourceLinkContent", "name", err)
+		}
+	}
+	if raw, ok := m["mimeType"]; ok {
+		if v.MimeType, err = ptrOf(decStringMin(1))(raw); err != nil {
+			return v, fieldError("ResourceLinkContent", "mimeType", err)
+		}
+	}
+	if err := rejectUnknown(m, "ResourceLinkContent", "type", "uri", "name", "mimeType"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes ResourceLinkContent strictly: required fields, types, consts and unknown fields are checked.
+func (v *ResourceLinkContent) UnmarshalJSON(data []byte) error {
+	r, err := decodeResourceLinkContent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v ResourceLinkContent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "resourceLink")
+	w.field("uri", v.URI)
+	if v.Name != nil {
+		w.field("name", v.Name)
+	}
+	if v.MimeType != nil {
+		w.field("mimeType", v.MimeType)
+	}
+	return w.bytes()
+}
+
+// ContentBlock: (1.2) One piece of a prompt's `content`.
+// One of TextContent, ImageContent, ResourceContent, ResourceLinkContent. Switch on the concrete
+// type.
+type ContentBlock interface {
+	isContentBlock()
+}
+
+func decodeContentBlock(raw json.RawMessage) (ContentBlock, error) {
+	if v, err := decodeTextContent(raw); err == nil {
+		return v, nil
+	}
+	if v, err := decodeImageContent(raw); err == nil {
+		return v, nil
+	}
+	if v, err := decodeResourceContent(raw); err == nil {
+		return v, nil
+	}
+	if v, err := decodeResourceLinkContent(raw); err == nil {
+		return v, nil
+	}
+	return nil, noBranch("ContentBlock", raw)
+}
+
+// DecodeContentBlock decodes one ContentBlock from JSON (a union has no UnmarshalJSON of its own).
+func DecodeContentBlock(data []byte) (ContentBlock, error) {
+	return decodeContentBlock(data)
 }
 
 // Lane: How the sidecar speaks to the agent.
@@ -3742,6 +4467,11 @@ type AgentSelection struct {
 	// Names to inherit from the sidecar's environment beside the default ones; only the allowlist of
 	// R-ENV-1.
 	Inherit []string `json:"inherit,omitempty"`
+
+	// Run on a shared process (§13), for the lanes whose catalog entry says the agent holds many
+	// sessions per process (`share` in the catalog; another lane is `unsupported_selector`). Unset
+	// fields take the catalog's values, then the defaults.
+	Share *ShareOptions `json:"share,omitempty"`
 }
 
 func decodeAgentSelection(raw json.RawMessage) (AgentSelection, error) {
@@ -3792,7 +4522,12 @@ func decodeAgentSelectionFields(m map[string]json.RawMessage) (AgentSelection, e
 			return v, fieldError("AgentSelection", "inherit", err)
 		}
 	}
-	if err := rejectUnknown(m, "AgentSelection", "id", "lane", "program", "args", "credentials", "set", "inherit"); err != nil {
+	if raw, ok := m["share"]; ok {
+		if v.Share, err = ptrOf(decodeShareOptions)(raw); err != nil {
+			return v, fieldError("AgentSelection", "share", err)
+		}
+	}
+	if err := rejectUnknown(m, "AgentSelection", "id", "lane", "program", "args", "credentials", "set", "inherit", "share"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -3829,6 +4564,9 @@ func (v AgentSelection) MarshalJSON() ([]byte, error) {
 	}
 	if v.Inherit != nil {
 		w.field("inherit", v.Inherit)
+	}
+	if v.Share != nil {
+		w.field("share", v.Share)
 	}
 	return w.bytes()
 }
@@ -4271,6 +5009,134 @@ func (v SelectorCapabilities) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// ContentCapabilities: (1.2) Which `ContentBlock` types beside text the session's prompts may
+// carry (R-CONTENT-1).
+type ContentCapabilities struct {
+	Image bool `json:"image"`
+
+	Resource bool `json:"resource"`
+
+	ResourceLink bool `json:"resourceLink"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeContentCapabilities(raw json.RawMessage) (ContentCapabilities, error) {
+	m, err := objectOf(raw, "ContentCapabilities")
+	if err != nil {
+		return ContentCapabilities{}, err
+	}
+	return decodeContentCapabilitiesFields(m)
+}
+
+func decodeContentCapabilitiesFields(m map[string]json.RawMessage) (ContentCapabilities, error) {
+	var v ContentCapabilities
+	var err error
+	if raw, ok := m["image"]; ok {
+		if v.Image, err = decBool(raw); err != nil {
+			return v, fieldError("ContentCapabilities", "image", err)
+		}
+	} else {
+		return v, missingField("ContentCapabilities", "image")
+	}
+	if raw, ok := m["resource"]; ok {
+		if v.Resource, err = decBool(raw); err != nil {
+			return v, fieldError("ContentCapabilities", "resource", err)
+		}
+	} else {
+		return v, missingField("ContentCapabilities", "resource")
+	}
+	if raw, ok := m["resourceLink"]; ok {
+		if v.ResourceLink, err = decBool(raw); err != nil {
+			return v, fieldError("ContentCapabilities", "resourceLink", err)
+		}
+	} else {
+		return v, missingField("ContentCapabilities", "resourceLink")
+	}
+	v.Extra = extraFields(m, "image", "resource", "resourceLink")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ContentCapabilities strictly: required fields, types, consts are checked.
+func (v *ContentCapabilities) UnmarshalJSON(data []byte) error {
+	r, err := decodeContentCapabilities(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ContentCapabilities) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("image", v.Image)
+	w.field("resource", v.Resource)
+	w.field("resourceLink", v.ResourceLink)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// McpCapabilities: (1.2) Which `McpServer` transports `options.mcpServers` may use on this
+// session's lane and agent (R-MCP-1); `http` covers `sse` too.
+type McpCapabilities struct {
+	Stdio bool `json:"stdio"`
+
+	HTTP bool `json:"http"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeMcpCapabilities(raw json.RawMessage) (McpCapabilities, error) {
+	m, err := objectOf(raw, "McpCapabilities")
+	if err != nil {
+		return McpCapabilities{}, err
+	}
+	return decodeMcpCapabilitiesFields(m)
+}
+
+func decodeMcpCapabilitiesFields(m map[string]json.RawMessage) (McpCapabilities, error) {
+	var v McpCapabilities
+	var err error
+	if raw, ok := m["stdio"]; ok {
+		if v.Stdio, err = decBool(raw); err != nil {
+			return v, fieldError("McpCapabilities", "stdio", err)
+		}
+	} else {
+		return v, missingField("McpCapabilities", "stdio")
+	}
+	if raw, ok := m["http"]; ok {
+		if v.HTTP, err = decBool(raw); err != nil {
+			return v, fieldError("McpCapabilities", "http", err)
+		}
+	} else {
+		return v, missingField("McpCapabilities", "http")
+	}
+	v.Extra = extraFields(m, "stdio", "http")
+	return v, nil
+}
+
+// UnmarshalJSON decodes McpCapabilities strictly: required fields, types, consts are checked.
+func (v *McpCapabilities) UnmarshalJSON(data []byte) error {
+	r, err := decodeMcpCapabilities(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v McpCapabilities) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("stdio", v.Stdio)
+	w.field("http", v.HTTP)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // Capabilities: What the session can do.
 type Capabilities struct {
 	Lane Lane `json:"lane"`
@@ -4284,10 +5150,14 @@ type Capabilities struct {
 	// The agent's permission requests can reach the host.
 	Permissions bool `json:"permissions"`
 
-	// The agent accepts images in prompts.
+	// The agent accepts images in prompts (the same as `content.image`).
 	Images bool `json:"images"`
 
 	Selectors SelectorCapabilities `json:"selectors"`
+
+	Content ContentCapabilities `json:"content"`
+
+	MCP McpCapabilities `json:"mcp"`
 
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -4346,7 +5216,21 @@ func decodeCapabilitiesFields(m map[string]json.RawMessage) (Capabilities, error
 	} else {
 		return v, missingField("Capabilities", "selectors")
 	}
-	v.Extra = extraFields(m, "lane", "resume", "cancel", "permissions", "images", "selectors")
+	if raw, ok := m["content"]; ok {
+		if v.Content, err = decodeContentCapabilities(raw); err != nil {
+			return v, fieldError("Capabilities", "content", err)
+		}
+	} else {
+		return v, missingField("Capabilities", "content")
+	}
+	if raw, ok := m["mcp"]; ok {
+		if v.MCP, err = decodeMcpCapabilities(raw); err != nil {
+			return v, fieldError("Capabilities", "mcp", err)
+		}
+	} else {
+		return v, missingField("Capabilities", "mcp")
+	}
+	v.Extra = extraFields(m, "lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp")
 	return v, nil
 }
 
@@ -4369,6 +5253,8 @@ func (v Capabilities) MarshalJSON() ([]byte, error) {
 	w.field("permissions", v.Permissions)
 	w.field("images", v.Images)
 	w.field("selectors", v.Selectors)
+	w.field("content", v.Content)
+	w.field("mcp", v.MCP)
 	w.extra(v.Extra)
 	return w.bytes()
 }
@@ -4524,6 +5410,10 @@ type OpenResult struct {
 
 	Capabilities Capabilities `json:"capabilities"`
 
+	// (1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's
+	// first session.
+	Shared *bool `json:"shared,omitempty"`
+
 	// The agent's name and version (ACP), else `null`.
 	AgentInfo *AgentInfo `json:"agentInfo"`
 
@@ -4571,6 +5461,11 @@ func decodeOpenResultFields(m map[string]json.RawMessage) (OpenResult, error) {
 	} else {
 		return v, missingField("OpenResult", "capabilities")
 	}
+	if raw, ok := m["shared"]; ok {
+		if v.Shared, err = ptrOf(decBool)(raw); err != nil {
+			return v, fieldError("OpenResult", "shared", err)
+		}
+	}
 	if raw, ok := m["agentInfo"]; ok {
 		if v.AgentInfo, err = nullableOf(decodeAgentInfo)(raw); err != nil {
 			return v, fieldError("OpenResult", "agentInfo", err)
@@ -4585,7 +5480,7 @@ func decodeOpenResultFields(m map[string]json.RawMessage) (OpenResult, error) {
 	} else {
 		return v, missingField("OpenResult", "sessionState")
 	}
-	v.Extra = extraFields(m, "spec", "sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState")
+	v.Extra = extraFields(m, "spec", "sessionId", "nativeSessionId", "capabilities", "shared", "agentInfo", "sessionState")
 	return v, nil
 }
 
@@ -4608,6 +5503,9 @@ func (v OpenResult) MarshalJSON() ([]byte, error) {
 	w.field("sessionId", v.SessionID)
 	w.field("nativeSessionId", v.NativeSessionID)
 	w.field("capabilities", v.Capabilities)
+	if v.Shared != nil {
+		w.field("shared", v.Shared)
+	}
 	w.field("agentInfo", v.AgentInfo)
 	w.field("sessionState", v.SessionState)
 	w.extra(v.Extra)
@@ -5101,11 +5999,12 @@ const ErrorCodeInvalidRequest ErrorCode = "invalid_request"
 const ErrorCodeMethodNotFound ErrorCode = "method_not_found"
 const ErrorCodeInternalError ErrorCode = "internal_error"
 const ErrorCodeUnknownAgent ErrorCode = "unknown_agent"
+const ErrorCodeUnsupportedContent ErrorCode = "unsupported_content"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent:
 		return true
 	}
 	return false
@@ -5446,8 +6345,14 @@ func (v SessionOpenParams) MarshalJSON() ([]byte, error) {
 type SessionPromptParams struct {
 	SessionID SessionId `json:"sessionId"`
 
-	// The prompt text.
-	Text string `json:"text"`
+	// The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be
+	// non-empty (`invalid_params` otherwise), and `text` goes first.
+	Text *string `json:"text,omitempty"`
+
+	// (1.2) More of the prompt, after `text`: text, images, files' contents and links to files, in
+	// order. A block the session's agent cannot take fails the prompt with `unsupported_content`
+	// before the turn starts (`capabilities.content` says beforehand).
+	Content []ContentBlock `json:"content,omitempty"`
 
 	// Model for this turn only; overrides the session's `options.model`.
 	Model *string `json:"model,omitempty"`
@@ -5475,11 +6380,14 @@ func decodeSessionPromptParamsFields(m map[string]json.RawMessage) (SessionPromp
 		return v, missingField("SessionPromptParams", "sessionId")
 	}
 	if raw, ok := m["text"]; ok {
-		if v.Text, err = decString(raw); err != nil {
+		if v.Text, err = ptrOf(decString)(raw); err != nil {
 			return v, fieldError("SessionPromptParams", "text", err)
 		}
-	} else {
-		return v, missingField("SessionPromptParams", "text")
+	}
+	if raw, ok := m["content"]; ok {
+		if v.Content, err = sliceOf(decodeContentBlock)(raw); err != nil {
+			return v, fieldError("SessionPromptParams", "content", err)
+		}
 	}
 	if raw, ok := m["model"]; ok {
 		if v.Model, err = ptrOf(decStringMin(1))(raw); err != nil {
@@ -5491,7 +6399,7 @@ func decodeSessionPromptParamsFields(m map[string]json.RawMessage) (SessionPromp
 			return v, fieldError("SessionPromptParams", "effort", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "model", "effort"); err != nil {
+	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "content", "model", "effort"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -5511,7 +6419,12 @@ func (v *SessionPromptParams) UnmarshalJSON(data []byte) error {
 func (v SessionPromptParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("sessionId", v.SessionID)
-	w.field("text", v.Text)
+	if v.Text != nil {
+		w.field("text", v.Text)
+	}
+	if v.Content != nil {
+		w.field("content", v.Content)
+	}
 	if v.Model != nil {
 		w.field("model", v.Model)
 	}
@@ -5611,6 +6524,87 @@ func (v *SessionCloseParams) UnmarshalJSON(data []byte) error {
 func (v SessionCloseParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("sessionId", v.SessionID)
+	return w.bytes()
+}
+
+// AgentsPrewarmParams: Params of `agents/prewarm`: (1.2) Start and initialize shared agent
+// processes ahead of `session/open`.
+type AgentsPrewarmParams struct {
+	// What to run, with `share`. Exactly one of `spec` and `agent`.
+	Spec AgentSpec `json:"spec,omitempty"`
+
+	// A catalog agent with `share`. Exactly one of `spec` and `agent`.
+	Agent *AgentSelection `json:"agent,omitempty"`
+
+	// The literals the later `session/open` will pass (they are part of what makes specs equal).
+	Env EnvLiterals `json:"env,omitempty"`
+
+	// How many live processes to have for this spec. Default 1.
+	Count *int64 `json:"count,omitempty"`
+}
+
+func decodeAgentsPrewarmParams(raw json.RawMessage) (AgentsPrewarmParams, error) {
+	m, err := objectOf(raw, "AgentsPrewarmParams")
+	if err != nil {
+		return AgentsPrewarmParams{}, err
+	}
+	return decodeAgentsPrewarmParamsFields(m)
+}
+
+func decodeAgentsPrewarmParamsFields(m map[string]json.RawMessage) (AgentsPrewarmParams, error) {
+	var v AgentsPrewarmParams
+	var err error
+	if raw, ok := m["spec"]; ok {
+		if v.Spec, err = decodeAgentSpec(raw); err != nil {
+			return v, fieldError("AgentsPrewarmParams", "spec", err)
+		}
+	}
+	if raw, ok := m["agent"]; ok {
+		if v.Agent, err = ptrOf(decodeAgentSelection)(raw); err != nil {
+			return v, fieldError("AgentsPrewarmParams", "agent", err)
+		}
+	}
+	if raw, ok := m["env"]; ok {
+		if v.Env, err = decodeEnvLiterals(raw); err != nil {
+			return v, fieldError("AgentsPrewarmParams", "env", err)
+		}
+	}
+	if raw, ok := m["count"]; ok {
+		if v.Count, err = ptrOf(decIntRange(1, 64))(raw); err != nil {
+			return v, fieldError("AgentsPrewarmParams", "count", err)
+		}
+	}
+	if err := rejectUnknown(m, "AgentsPrewarmParams", "spec", "agent", "env", "count"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes AgentsPrewarmParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *AgentsPrewarmParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeAgentsPrewarmParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AgentsPrewarmParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.Spec != nil {
+		w.field("spec", v.Spec)
+	}
+	if v.Agent != nil {
+		w.field("agent", v.Agent)
+	}
+	if v.Env != nil {
+		w.field("env", v.Env)
+	}
+	if v.Count != nil {
+		w.field("count", v.Count)
+	}
 	return w.bytes()
 }
 
@@ -5977,8 +6971,28 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeHostEnvRef(data)
 	case "SecretRef":
 		return decodeSecretRef(data)
+	case "ShareOptions":
+		return decodeShareOptions(data)
+	case "PrewarmResult":
+		return decodePrewarmResult(data)
 	case "SessionOptions":
 		return decodeSessionOptions(data)
+	case "McpServer":
+		return decodeMcpServer(data)
+	case "McpStdioServer":
+		return decodeMcpStdioServer(data)
+	case "McpHttpServer":
+		return decodeMcpHttpServer(data)
+	case "ContentBlock":
+		return decodeContentBlock(data)
+	case "TextContent":
+		return decodeTextContent(data)
+	case "ImageContent":
+		return decodeImageContent(data)
+	case "ResourceContent":
+		return decodeResourceContent(data)
+	case "ResourceLinkContent":
+		return decodeResourceLinkContent(data)
 	case "Effort":
 		return decodeEffort(data)
 	case "PermissionPreset":
@@ -5999,6 +7013,10 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeOpenResult(data)
 	case "Capabilities":
 		return decodeCapabilities(data)
+	case "ContentCapabilities":
+		return decodeContentCapabilities(data)
+	case "McpCapabilities":
+		return decodeMcpCapabilities(data)
 	case "SelectorCapabilities":
 		return decodeSelectorCapabilities(data)
 	case "AgentInfo":
@@ -6081,6 +7099,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeSessionCancelParams(data)
 	case "SessionCloseParams":
 		return decodeSessionCloseParams(data)
+	case "AgentsPrewarmParams":
+		return decodeAgentsPrewarmParams(data)
 	case "AgentsListParams":
 		return decodeAgentsListParams(data)
 	case "SessionHistoryParams":

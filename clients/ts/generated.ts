@@ -45,6 +45,11 @@ export abstract class HostMethods {
     return this.request("session/close", params, opts) as Promise<T.SessionCloseResult>;
   }
 
+  /** `agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of `session/open`. */
+  agentsPrewarm(params: T.AgentsPrewarmParams = {}, opts?: CallOptions): Promise<T.PrewarmResult> {
+    return this.request("agents/prewarm", params, opts) as Promise<T.PrewarmResult>;
+  }
+
   /** `agents/list`: (1.2) The agents catalog, and which of its agents are installed here. */
   agentsList(params: T.AgentsListParams = {}, opts?: CallOptions): Promise<T.AgentsListResult> {
     return this.request("agents/list", params, opts) as Promise<T.AgentsListResult>;

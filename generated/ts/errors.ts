@@ -55,6 +55,7 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
   method_not_found: { rpcCode: -32601, message: "Method not found", retryable: false },
   internal_error: { rpcCode: -32603, message: "Internal error", retryable: false },
   unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false },
+  unsupported_content: { rpcCode: -32000, message: "Unsupported content", retryable: false },
 };
 
 export interface ErrorOptions {
@@ -113,5 +114,7 @@ export function errorConstructors<E>(make: ErrorMaker<E>) {
     internalError: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("internal_error", stage, detail, opts),
     /** `unknown_agent`: JSON-RPC -32000 "Unknown agent". */
     unknownAgent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unknown_agent", stage, detail, opts),
+    /** `unsupported_content`: JSON-RPC -32000 "Unsupported content". */
+    unsupportedContent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unsupported_content", stage, detail, opts),
   };
 }

@@ -52,6 +52,13 @@ export interface MethodTable {
     direction: "hostToSidecar";
     notification: false;
   };
+  /** (1.2) Start and initialize shared agent processes ahead of `session/open`. */
+  "agents/prewarm": {
+    params: T.AgentsPrewarmParams;
+    result: T.PrewarmResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
   /** (1.2) The agents catalog, and which of its agents are installed here. */
   "agents/list": {
     params: T.AgentsListParams;
@@ -159,6 +166,15 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     experimental: false,
     errorStage: "close",
     endsEventStream: true,
+  },
+  "agents/prewarm": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "AgentsPrewarmParams",
+    resultType: "PrewarmResult",
+    experimental: false,
+    errorStage: "open",
+    endsEventStream: false,
   },
   "agents/list": {
     direction: "hostToSidecar",

@@ -64,13 +64,14 @@ export type AcpAgentSpec = AgentSpecCommon & {
   lane: "acp";
   clientCapabilities?: AcpClientCapabilities;
   /**
-   * MCP servers passed verbatim to the agent's `session/new` / `session/load` (ACP `McpServer` objects).
+   * MCP servers passed verbatim to the agent's `session/new` / `session/load` (ACP `McpServer` objects). Since 1.2 `options.mcpServers` means the same on every lane; when both are given the option's entry wins over the spec's entry of the same name.
    */
   mcpServers?: JsonObject[];
   /**
    * How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` | `session/resume` | `session/load` and the selectors the session asks for), in milliseconds; past it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default: `a4aa serve --handshake-timeout`, else 60000. (1.2)
    */
   handshakeTimeoutMs?: number;
+  share?: ShareOptions;
   /**
    * When set, `authenticate` is called with this method id after `initialize`.
    */
@@ -102,6 +103,7 @@ export type RpcAgentSpec = AgentSpecCommon & {
    * Codex sandbox mode; overrides what the permission preset implies.
    */
   sandbox?: "read-only" | "workspace-write" | "danger-full-access";
+  share?: ShareOptions;
 };
 /**
  * The JSON-RPC dialect the agent speaks.
@@ -139,6 +141,14 @@ export type Effort = "minimal" | "low" | "medium" | "high" | "xhigh";
  * Who decides permission requests. `ask`: the host decides all. `acceptEdits`: reads, searches, edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and searches allowed, the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane can ask the host, `readOnly` elsewhere.
  */
 export type PermissionPreset = "ask" | "acceptEdits" | "readOnly" | "bypass";
+/**
+ * (1.2) An MCP server for the agent: a program it starts (stdio) or an HTTP endpoint.
+ */
+export type McpServer = McpStdioServer | McpHttpServer;
+/**
+ * (1.2) One piece of a prompt's `content`.
+ */
+export type ContentBlock = TextContent | ImageContent | ResourceContent | ResourceLinkContent;
 /**
  * How the sidecar speaks to the agent.
  */
@@ -181,7 +191,8 @@ export type ErrorCode =
   | "invalid_request"
   | "method_not_found"
   | "internal_error"
-  | "unknown_agent";
+  | "unknown_agent"
+  | "unsupported_content";
 /**
  * Where it went wrong.
  */
@@ -217,7 +228,17 @@ export interface A4AaProtocolTypes {
   EnvValue?: EnvValue;
   HostEnvRef?: HostEnvRef;
   SecretRef?: SecretRef;
+  ShareOptions?: ShareOptions;
+  PrewarmResult?: PrewarmResult;
   SessionOptions?: SessionOptions;
+  McpServer?: McpServer;
+  McpStdioServer?: McpStdioServer;
+  McpHttpServer?: McpHttpServer;
+  ContentBlock?: ContentBlock;
+  TextContent?: TextContent;
+  ImageContent?: ImageContent;
+  ResourceContent?: ResourceContent;
+  ResourceLinkContent?: ResourceLinkContent;
   Effort?: Effort;
   PermissionPreset?: PermissionPreset;
   Lane?: Lane;
@@ -228,6 +249,8 @@ export interface A4AaProtocolTypes {
   AgentCredential?: AgentCredential;
   OpenResult?: OpenResult;
   Capabilities?: Capabilities;
+  ContentCapabilities?: ContentCapabilities;
+  McpCapabilities?: McpCapabilities;
   SelectorCapabilities?: SelectorCapabilities;
   AgentInfo?: AgentInfo;
   SessionState?: SessionState;
@@ -269,6 +292,7 @@ export interface A4AaProtocolTypes {
   SessionPromptParams?: SessionPromptParams;
   SessionCancelParams?: SessionCancelParams;
   SessionCloseParams?: SessionCloseParams;
+  AgentsPrewarmParams?: AgentsPrewarmParams;
   AgentsListParams?: AgentsListParams;
   SessionHistoryParams?: SessionHistoryParams;
   SessionEventParams?: SessionEventParams;
@@ -589,6 +613,19 @@ export interface AcpClientCapabilities {
   terminal?: boolean;
 }
 /**
+ * (1.2) Opt in to shared agent processes (§13): sessions opened with equal specs (program, arguments, resolved environment, the process's own cwd, client capabilities, auth method, `share`) run on one live process that has room, each with its own agent session; a new process starts only when none has. Everything per session stays per session (R-SHARE-1). A shared process ends `idleMs` after its last session closed, at shutdown, or when it crashes (every session on it then fails with `agent_exited`; R-SHARE-2).
+ */
+export interface ShareOptions {
+  /**
+   * Most sessions on one process. Default 8.
+   */
+  maxSessions?: number;
+  /**
+   * How long a process with no session is kept for the next open, in milliseconds. Default 30000.
+   */
+  idleMs?: number;
+}
+/**
  * The pseudo-terminal for `transport: "pty"`.
  */
 export interface PtyOptions {
@@ -612,6 +649,19 @@ export interface EnvLiterals {
   [k: string]: string | undefined;
 }
 /**
+ * (1.2) `agents/prewarm`'s answer.
+ */
+export interface PrewarmResult {
+  /**
+   * Live shared processes for this spec now (started by this call or already running).
+   */
+  processes: number;
+  /**
+   * How many this call started.
+   */
+  started: number;
+}
+/**
  * Selectors for the session. A lane rejects a selector it cannot honour with `unsupported_selector` before anything is spawned; ACP values are checked against what the agent offers.
  */
 export interface SessionOptions {
@@ -625,6 +675,84 @@ export interface SessionOptions {
   mode?: string;
   effort?: Effort;
   permission?: PermissionPreset;
+  /**
+   * (1.2) MCP servers that give the agent tools, on every lane, in the agent's own form (ACP `session/new` / `session/load`, `--mcp-config`, config overrides, a per-session settings file). A lane whose agent has no way to take them, or not of this transport (`capabilities.mcp`), refuses them with `unsupported_selector` before anything is spawned. Names are unique. On the acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the same name.
+   */
+  mcpServers?: McpServer[];
+}
+/**
+ * (1.2) An MCP server the agent starts as a child process and speaks to on its stdin/stdout. It gets exactly the `env` literals (names and values checked like `EnvSet`'s) and nothing of the sidecar's environment; agents that always add their own environment are noted in the README. Values are redacted from logs and transcripts.
+ */
+export interface McpStdioServer {
+  /**
+   * The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`.
+   */
+  name: string;
+  /**
+   * The program: an absolute path, or a name the agent looks up on its PATH.
+   */
+  command: string;
+  args?: string[];
+  env?: EnvLiterals;
+}
+/**
+ * (1.2) An MCP server the agent reaches over HTTP (streamable HTTP, `http`) or server-sent events (`sse`). Header values are redacted from logs and transcripts.
+ */
+export interface McpHttpServer {
+  /**
+   * The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`.
+   */
+  name: string;
+  type: "http" | "sse";
+  /**
+   * An `http:` or `https:` URL.
+   */
+  url: string;
+  /**
+   * Request headers by name (values are literals, e.g. a bearer token).
+   */
+  headers?: {
+    [k: string]: string | undefined;
+  };
+}
+/**
+ * (1.2) Text.
+ */
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+/**
+ * (1.2) An image, base64-encoded (RFC 4648, no line breaks), at most 20 MiB decoded (R-CONTENT-2: anything else is `invalid_params`).
+ */
+export interface ImageContent {
+  type: "image";
+  mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  /**
+   * The image's bytes in base64; its length is a multiple of 4.
+   */
+  data: string;
+}
+/**
+ * (1.2) A file's contents, embedded: the agent sees them as that file's text.
+ */
+export interface ResourceContent {
+  type: "resource";
+  /**
+   * Where the contents come from, e.g. `file:///repo/src/main.ts`.
+   */
+  uri: string;
+  mimeType?: string;
+  text: string;
+}
+/**
+ * (1.2) A reference to a file or resource the agent can read itself.
+ */
+export interface ResourceLinkContent {
+  type: "resourceLink";
+  uri: string;
+  name?: string;
+  mimeType?: string;
 }
 /**
  * (1.2) `session/open`'s `agent`: a catalog agent by id, plus what the host adds. Resolved to an `AgentSpec` before anything starts: the lane (given, else the first of the entry's lanes whose program is installed), its program and arguments, env policy `sanitized` inheriting `PATH HOME USER LOGNAME SHELL TERM TMPDIR TMP TEMP TZ LANG LANGUAGE LC_*`, the entry's non-secret settings, then `set`, then `credentials`.
@@ -649,6 +777,7 @@ export interface AgentSelection {
    * Names to inherit from the sidecar's environment beside the default ones; only the allowlist of R-ENV-1.
    */
   inherit?: string[];
+  share?: ShareOptions;
 }
 /**
  * (1.2) The answer to `agents/list`.
@@ -726,6 +855,10 @@ export interface OpenResult {
   nativeSessionId: string | null;
   capabilities: Capabilities;
   /**
+   * (1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's first session.
+   */
+  shared?: boolean;
+  /**
    * The agent's name and version (ACP), else `null`.
    */
   agentInfo: AgentInfo | null;
@@ -752,10 +885,12 @@ export interface Capabilities {
    */
   permissions: boolean;
   /**
-   * The agent accepts images in prompts.
+   * The agent accepts images in prompts (the same as `content.image`).
    */
   images: boolean;
   selectors: SelectorCapabilities;
+  content: ContentCapabilities;
+  mcp: McpCapabilities;
 }
 /**
  * Which session options the session honours.
@@ -765,6 +900,21 @@ export interface SelectorCapabilities {
   mode: boolean;
   effort: boolean;
   permission: boolean;
+}
+/**
+ * (1.2) Which `ContentBlock` types beside text the session's prompts may carry (R-CONTENT-1).
+ */
+export interface ContentCapabilities {
+  image: boolean;
+  resource: boolean;
+  resourceLink: boolean;
+}
+/**
+ * (1.2) Which `McpServer` transports `options.mcpServers` may use on this session's lane and agent (R-MCP-1); `http` covers `sse` too.
+ */
+export interface McpCapabilities {
+  stdio: boolean;
+  http: boolean;
 }
 /**
  * The agent's name and version as it reported them.
@@ -869,9 +1019,13 @@ export interface SessionOpenParams {
 export interface SessionPromptParams {
   sessionId: SessionId;
   /**
-   * The prompt text.
+   * The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be non-empty (`invalid_params` otherwise), and `text` goes first.
    */
-  text: string;
+  text?: string;
+  /**
+   * (1.2) More of the prompt, after `text`: text, images, files' contents and links to files, in order. A block the session's agent cannot take fails the prompt with `unsupported_content` before the turn starts (`capabilities.content` says beforehand).
+   */
+  content?: ContentBlock[];
   /**
    * Model for this turn only; overrides the session's `options.model`.
    */
@@ -889,6 +1043,18 @@ export interface SessionCancelParams {
  */
 export interface SessionCloseParams {
   sessionId: SessionId;
+}
+/**
+ * Params of `agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of `session/open`.
+ */
+export interface AgentsPrewarmParams {
+  spec?: AgentSpec;
+  agent?: AgentSelection;
+  env?: EnvLiterals;
+  /**
+   * How many live processes to have for this spec. Default 1.
+   */
+  count?: number;
 }
 /**
  * Params of `agents/list`: (1.2) The agents catalog, and which of its agents are installed here.

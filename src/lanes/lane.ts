@@ -16,13 +16,20 @@ import type {
   TurnOutcome,
 } from "../../generated/ts/types.js";
 import type { Logger } from "../log.js";
+import type { PromptContent } from "./prompt-content.js";
 import type { FlowGate } from "../transport/ndjson-writer.js";
 
 // The session counts what its close ended (R-SUP-6) without each lane passing it up.
 export { countCleanup } from "../supervise/cleanup-count.js";
 
-/** A turn as the host asked for it (its per-turn overrides are checked by `checkTurn`). */
-export type TurnInput = Omit<SessionPromptParams, "sessionId">;
+/** A turn as the host asked for it, without the session id. */
+export type PromptRequest = Omit<SessionPromptParams, "sessionId">;
+
+/**
+ * A turn as a lane gets it: its content already checked against the lane's
+ * `capabilities.content` (R-CONTENT-1/2); per-turn overrides are checked by `checkTurn`.
+ */
+export type TurnInput = Omit<PromptRequest, "text" | "content"> & PromptContent;
 
 export interface LanePermissionOption extends PermissionOption {
   /** False for options a preset must never pick (Codex's structured decisions). Default true. */

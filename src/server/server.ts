@@ -97,6 +97,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     "session/close": (p) => sessions.close(p),
     "agents/list": (p) => opts.agents.list(p.probe),
     "session/history": (p) => sessions.history(p),
+    "agents/prewarm": (p) => sessions.prewarm(p),
   };
 
   function dispatch(method: string, rawParams: unknown): unknown {

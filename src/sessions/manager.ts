@@ -1,6 +1,7 @@
 // The session registry: checks a session/open (cwd, environment boundary, selectors)
 // before anything is spawned, creates the Session that runs it, and routes the session
 // methods to it by id.
+import { checkNotEmpty } from "../lanes/prompt-content.js";
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
@@ -91,6 +92,14 @@ export class SessionManager implements SessionService {
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
     const options: ResolvedOptions = { ...params.options, permission };
     driver.precheck(spec, options, params.resume);
+    if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share) {
+      // Being built (issue 19).
+      throw errors.unsupportedSelector("open", `share: shared agent processes are not available in this build`);
+    }
+    if (options.mcpServers?.length) {
+      // Being built per lane (issue 17); until a lane hands them on, none silently drops them.
+      throw errors.unsupportedSelector("open", `options.mcpServers: the ${spec.lane} lane cannot hand MCP servers to its agent in this build`);
+    }
 
     const id = `${this.idPrefix}-${++this.counter}`;
     const transcript = this.o.recording?.open(id, spec, options);
@@ -137,8 +146,10 @@ export class SessionManager implements SessionService {
   }
 
   async prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
+    checkNotEmpty(params);
     const s = this.get(params.sessionId, "prompt");
-    return s.prompt({ text: params.text, model: params.model, effort: params.effort });
+    const { sessionId: _id, ...request } = params;
+    return s.prompt(request);
   }
 
   history(params: ParamsOf<"session/history">): ResultOf<"session/history"> {
@@ -151,6 +162,11 @@ export class SessionManager implements SessionService {
     const s = this.get(params.sessionId, "cancel");
     await s.cancel();
     return {};
+  }
+
+  async prewarm(_params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
+    // Shared processes (§13) are being built (issue 19); until then nothing can be prewarmed.
+    throw new A4aaError("unsupported_selector", "open", "agents/prewarm: shared agent processes are not available in this build");
   }
 
   async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {

@@ -9,6 +9,7 @@ export interface SessionService {
   cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">>;
   history(params: ParamsOf<"session/history">): ResultOf<"session/history"> | Promise<ResultOf<"session/history">>;
   close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">>;
+  prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">>;
   /** Closes every session; resolves false when any cleanup failed. */
   closeAll(): Promise<boolean>;
 }

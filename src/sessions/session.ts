@@ -7,7 +7,8 @@ import { A4aaError } from "../errors.js";
 import { Journal } from "../journal/journal.js";
 import { withProcessTap, type ProcessTap } from "../supervise/taps.js";
 import type { Logger } from "../log.js";
-import { countCleanup, type AnyLaneDriver, type LaneContext, type LaneSession, type PermissionAsk, type PermissionDecision, type TurnInput } from "../lanes/lane.js";
+import { countCleanup, type AnyLaneDriver, type LaneContext, type LaneSession, type PermissionAsk, type PermissionDecision, type PromptRequest, type TurnInput } from "../lanes/lane.js";
+import { promptContent } from "../lanes/prompt-content.js";
 import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
@@ -158,7 +159,7 @@ export class Session {
     return this.state === "closing" || this.state === "closeFailed" || this.state === "closed";
   }
 
-  async prompt(input: TurnInput): Promise<TurnOutcome> {
+  async prompt(request: PromptRequest): Promise<TurnOutcome> {
     if (this.closingStarted) {
       throw new A4aaError("session_closing", "prompt", `session ${this.id} is closing; open a new session`);
     }
@@ -171,6 +172,10 @@ export class Session {
         uncertainEffect: false,
       });
     }
+    const { text, content, ...overrides } = request;
+    const caps = this.lane.capabilities;
+    const agent = this.lane.agentInfo?.name ?? `this ${caps.lane} agent`;
+    const input: TurnInput = { ...overrides, ...promptContent({ text, content }, caps.content, agent) };
     this.lane.checkTurn(input);
     const lane = this.lane;
     this.stateNow = "turn";

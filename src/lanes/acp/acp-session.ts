@@ -155,13 +155,16 @@ export class AcpLaneSession implements LaneSession {
       if (value !== undefined) await this.setSelector(kind, value, "open");
     }
 
-    const promptCaps = caps.promptCapabilities as { image?: unknown } | undefined;
+    const promptCaps = caps.promptCapabilities as { image?: unknown; embeddedContext?: unknown } | undefined;
     this.capabilities = {
       lane: "acp",
       resume: canResume || canLoad,
       cancel: true,
       permissions: true,
       images: promptCaps?.image === true,
+      // ACP: every agent takes text and resource links; images and embedded resources when offered.
+      content: { image: promptCaps?.image === true, resource: promptCaps?.embeddedContext === true, resourceLink: true },
+      mcp: { stdio: false, http: false },
       selectors: {
         model: offered(this.state, "model").length > 0,
         mode: offered(this.state, "mode").length > 0,
@@ -214,7 +217,7 @@ export class AcpLaneSession implements LaneSession {
       }
       const res = await this.agent.request<A.PromptResponse>(
         "session/prompt",
-        { sessionId: this.nativeSessionId, prompt: [{ type: "text", text: input.text }] },
+        { sessionId: this.nativeSessionId, prompt: acpPrompt(input.blocks) },
         "prompt",
         (e) => {
           const message = `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`;
@@ -345,4 +348,20 @@ export class AcpLaneSession implements LaneSession {
 
 export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
   return openAgentProcess(ctx, (proc) => new AcpLaneSession(ctx, proc));
+}
+
+/** R-CONTENT-1: the prompt's blocks as ACP content blocks (checked against promptCapabilities before). */
+export function acpPrompt(blocks: TurnInput["blocks"]): A.ContentBlock[] {
+  return blocks.map((b): A.ContentBlock => {
+    switch (b.type) {
+      case "text":
+        return { type: "text", text: b.text };
+      case "image":
+        return { type: "image", mimeType: b.mimeType, data: b.data };
+      case "resource":
+        return { type: "resource", resource: { uri: b.uri, text: b.text, ...(b.mimeType ? { mimeType: b.mimeType } : {}) } };
+      case "resourceLink":
+        return { type: "resource_link", uri: b.uri, name: b.name ?? b.uri.split("/").pop() ?? b.uri, ...(b.mimeType ? { mimeType: b.mimeType } : {}) };
+    }
+  });
 }

@@ -1,6 +1,7 @@
 // The session of a per-turn CLI (codex, gemini, opencode, cursorAgent, amp, generic):
 // no process between turns; each prompt starts one, continuing the CLI's own session by
 // its resume flag once the CLI has told its id.
+import { TEXT_ONLY } from "../prompt-content.js";
 import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome, Usage } from "../../../generated/ts/types.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import { checkSelectors, type SelectorRules } from "./selector-rules.js";
@@ -43,6 +44,8 @@ export function capabilitiesOf(rules: SelectorRules, resume: boolean, permission
     cancel: true,
     permissions,
     images: false,
+    content: TEXT_ONLY,
+    mcp: { stdio: false, http: false },
     selectors: { model: rules.model !== false, mode: rules.mode !== false, effort: rules.effort !== false, permission: rules.permission.length > 0 },
   };
 }

@@ -1,6 +1,7 @@
 // One `codex app-server` process driven as its client: the handshake (initialize,
 // initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
+import { TEXT_ONLY } from "../prompt-content.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
@@ -72,6 +73,8 @@ export class CodexLaneSession implements LaneSession {
     cancel: true,
     permissions: true,
     images: false,
+    content: TEXT_ONLY,
+    mcp: { stdio: false, http: false },
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
 

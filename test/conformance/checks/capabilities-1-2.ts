@@ -23,7 +23,7 @@ async function openRaw(h: Host, params: Record<string, unknown>): Promise<Reply<
 }
 
 function expectCode(r: Reply<any>, code: string, what: string): void {
-  assert.ok(r.error, `${what} was accepted: ${JSON.stringify(r.result).slice(0, 300)}`);
+  assert.ok(r.error, `${what} was accepted: ${String(JSON.stringify(r.result)).slice(0, 300)}`);
   assert.equal(r.error.data?.code, code, `${what} failed with ${r.error.data?.code} (${r.error.data?.detail ?? r.error.message}), expected ${code}`);
 }
 

@@ -16,7 +16,7 @@ class FakeLane implements LaneSession {
   nativeSessionId = "n1";
   agentInfo = null;
   sessionState = null;
-  capabilities = { lane: "acp" as const, resume: false, cancel: true, permissions: true, images: false, selectors: { model: false, mode: false, effort: false, permission: true } };
+  capabilities = { lane: "acp" as const, resume: false, cancel: true, permissions: true, images: false, selectors: { model: false, mode: false, effort: false, permission: true }, content: { image: false, resource: false, resourceLink: false }, mcp: { stdio: false, http: false } };
   alive = true;
   cleanResults: boolean[] = [];
   closes = 0;

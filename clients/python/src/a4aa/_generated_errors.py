@@ -51,6 +51,7 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "method_not_found": ErrorCodeInfo(-32601, "Method not found", False),
     "internal_error": ErrorCodeInfo(-32603, "Internal error", False),
     "unknown_agent": ErrorCodeInfo(-32000, "Unknown agent", False),
+    "unsupported_content": ErrorCodeInfo(-32000, "Unsupported content", False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
 
@@ -173,3 +174,8 @@ def internal_error_error(stage: str, detail: Optional[str] = None, *, uncertain_
 def unknown_agent_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
     """The `unknown_agent`: JSON-RPC -32000 "Unknown agent"."""
     return _make("unknown_agent", stage, detail, uncertain_effect)
+
+
+def unsupported_content_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `unsupported_content`: JSON-RPC -32000 "Unsupported content"."""
+    return _make("unsupported_content", stage, detail, uncertain_effect)

@@ -61,13 +61,14 @@ class HostMethods(abc.ABC):
         self,
         *,
         session_id: p.SessionId,
-        text: str,
+        text: Optional[str] = None,
+        content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort)
         raw = self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 
@@ -92,6 +93,20 @@ class HostMethods(abc.ABC):
         params = p.SessionCloseParams(session_id=session_id)
         raw = self._request("session/close", params.to_json(), timeout)
         return p.SessionCloseResult.from_json(raw, "SessionCloseResult")
+
+    def agents_prewarm(
+        self,
+        *,
+        spec: Optional[p.AgentSpec] = None,
+        agent: Optional[p.AgentSelection] = None,
+        env: Optional[p.EnvLiterals] = None,
+        count: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.PrewarmResult:
+        """`agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of `session/open`."""
+        params = p.AgentsPrewarmParams(spec=spec, agent=agent, env=env, count=count)
+        raw = self._request("agents/prewarm", params.to_json(), timeout)
+        return p.PrewarmResult.from_json(raw, "PrewarmResult")
 
     def agents_list(
         self,
@@ -167,13 +182,14 @@ class AsyncHostMethods(abc.ABC):
         self,
         *,
         session_id: p.SessionId,
-        text: str,
+        text: Optional[str] = None,
+        content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort)
         raw = await self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 
@@ -198,6 +214,20 @@ class AsyncHostMethods(abc.ABC):
         params = p.SessionCloseParams(session_id=session_id)
         raw = await self._request("session/close", params.to_json(), timeout)
         return p.SessionCloseResult.from_json(raw, "SessionCloseResult")
+
+    async def agents_prewarm(
+        self,
+        *,
+        spec: Optional[p.AgentSpec] = None,
+        agent: Optional[p.AgentSelection] = None,
+        env: Optional[p.EnvLiterals] = None,
+        count: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.PrewarmResult:
+        """`agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of `session/open`."""
+        params = p.AgentsPrewarmParams(spec=spec, agent=agent, env=env, count=count)
+        raw = await self._request("agents/prewarm", params.to_json(), timeout)
+        return p.PrewarmResult.from_json(raw, "PrewarmResult")
 
     async def agents_list(
         self,

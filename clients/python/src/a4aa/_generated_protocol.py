@@ -201,6 +201,22 @@ def _decode_PermissionPreset(v: Any, path: str = "PermissionPreset") -> Permissi
     return cast(PermissionPreset, _c.enum(v, path, _PermissionPreset_VALUES))
 
 
+McpHttpServerType = Literal["http", "sse"]
+_McpHttpServerType_VALUES: FrozenSet[str] = frozenset(get_args(Literal["http", "sse"]))
+
+
+def _decode_McpHttpServerType(v: Any, path: str = "McpHttpServerType") -> McpHttpServerType:
+    return cast(McpHttpServerType, _c.enum(v, path, _McpHttpServerType_VALUES))
+
+
+ImageContentMimeType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+_ImageContentMimeType_VALUES: FrozenSet[str] = frozenset(get_args(Literal["image/png", "image/jpeg", "image/gif", "image/webp"]))
+
+
+def _decode_ImageContentMimeType(v: Any, path: str = "ImageContentMimeType") -> ImageContentMimeType:
+    return cast(ImageContentMimeType, _c.enum(v, path, _ImageContentMimeType_VALUES))
+
+
 Lane = Literal["acp", "rpc", "cli"]
 """How the sidecar speaks to the agent."""
 _Lane_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "cli"]))
@@ -230,14 +246,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -1443,6 +1459,46 @@ _AcpClientCapabilities_FIELDS: FrozenSet[str] = frozenset({"fs", "terminal"})
 
 
 @dataclass(kw_only=True)
+class ShareOptions:
+    """(1.2) Opt in to shared agent processes (§13): sessions opened with equal specs (program,
+    arguments, resolved environment, the process's own cwd, client capabilities, auth method,
+    `share`) run on one live process that has room, each with its own agent session; a new process
+    starts only when none has. Everything per session stays per session (R-SHARE-1). A shared
+    process ends `idleMs` after its last session closed, at shutdown, or when it crashes (every
+    session on it then fails with `agent_exited`; R-SHARE-2).
+    """
+    max_sessions: Optional[int] = None
+    """Most sessions on one process. Default 8."""
+    idle_ms: Optional[int] = None
+    """How long a process with no session is kept for the next open, in milliseconds. Default 30000."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.max_sessions is not None:
+            out["maxSessions"] = _c.encode(self.max_sessions)
+        if self.idle_ms is not None:
+            out["idleMs"] = _c.encode(self.idle_ms)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ShareOptions") -> ShareOptions:
+        """Decodes and checks one ShareOptions; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ShareOptions:
+        _c.reject_unknown(d, _ShareOptions_FIELDS, path)
+        return cls(
+            max_sessions=_c.optional(d, "maxSessions", path, _c.integer_range(1, 1024), None),
+            idle_ms=_c.optional(d, "idleMs", path, _c.integer_range(0, None), None),
+        )
+
+
+_ShareOptions_FIELDS: FrozenSet[str] = frozenset({"maxSessions", "idleMs"})
+
+
+@dataclass(kw_only=True)
 class AcpAgentSpec:
     """An agent that speaks the Agent Client Protocol (version 1) on its stdin/stdout."""
     lane: ClassVar[Literal["acp"]] = "acp"
@@ -1461,7 +1517,8 @@ class AcpAgentSpec:
     client_capabilities: Optional[AcpClientCapabilities] = None
     mcp_servers: Optional[List[JsonObject]] = None
     """MCP servers passed verbatim to the agent's `session/new` / `session/load` (ACP `McpServer`
-    objects).
+    objects). Since 1.2 `options.mcpServers` means the same on every lane; when both are given the
+    option's entry wins over the spec's entry of the same name.
     """
     handshake_timeout_ms: Optional[int] = None
     """How long the agent has to complete the handshake (`initialize`, `authenticate`, `session/new` |
@@ -1469,6 +1526,7 @@ class AcpAgentSpec:
     it `session/open` fails with `initialize_failed` (retryable) and the agent is stopped. Default:
     `a4aa serve --handshake-timeout`, else 60000. (1.2)
     """
+    share: Optional[ShareOptions] = None
     auth_method_id: Optional[str] = None
     """When set, `authenticate` is called with this method id after `initialize`."""
 
@@ -1488,6 +1546,8 @@ class AcpAgentSpec:
             out["mcpServers"] = _c.encode(self.mcp_servers)
         if self.handshake_timeout_ms is not None:
             out["handshakeTimeoutMs"] = _c.encode(self.handshake_timeout_ms)
+        if self.share is not None:
+            out["share"] = _c.encode(self.share)
         if self.auth_method_id is not None:
             out["authMethodId"] = _c.encode(self.auth_method_id)
         return out
@@ -1509,11 +1569,12 @@ class AcpAgentSpec:
             client_capabilities=_c.optional(d, "clientCapabilities", path, AcpClientCapabilities.from_json, None),
             mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_JsonObject), None),
             handshake_timeout_ms=_c.optional(d, "handshakeTimeoutMs", path, _c.integer_range(1, None), None),
+            share=_c.optional(d, "share", path, ShareOptions.from_json, None),
             auth_method_id=_c.optional(d, "authMethodId", path, _c.string_min(1), None),
         )
 
 
-_AcpAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "authMethodId"})
+_AcpAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "clientCapabilities", "mcpServers", "handshakeTimeoutMs", "share", "authMethodId"})
 
 
 @dataclass(kw_only=True)
@@ -1543,6 +1604,7 @@ class RpcAgentSpec:
     """Codex approval policy; overrides what the permission preset implies."""
     sandbox: Optional[RpcAgentSpecSandbox] = None
     """Codex sandbox mode; overrides what the permission preset implies."""
+    share: Optional[ShareOptions] = None
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -1561,6 +1623,8 @@ class RpcAgentSpec:
             out["approvalPolicy"] = _c.encode(self.approval_policy)
         if self.sandbox is not None:
             out["sandbox"] = _c.encode(self.sandbox)
+        if self.share is not None:
+            out["share"] = _c.encode(self.share)
         return out
 
     @classmethod
@@ -1581,10 +1645,11 @@ class RpcAgentSpec:
             handshake_timeout_ms=_c.optional(d, "handshakeTimeoutMs", path, _c.integer_range(1, None), None),
             approval_policy=_c.optional(d, "approvalPolicy", path, _decode_RpcAgentSpecApprovalPolicy, None),
             sandbox=_c.optional(d, "sandbox", path, _decode_RpcAgentSpecSandbox, None),
+            share=_c.optional(d, "share", path, ShareOptions.from_json, None),
         )
 
 
-_RpcAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox"})
+_RpcAgentSpec_FIELDS: FrozenSet[str] = frozenset({"lane", "id", "clientName", "command", "maxOutputBytes", "dialect", "handshakeTimeoutMs", "approvalPolicy", "sandbox", "share"})
 
 
 @dataclass(kw_only=True)
@@ -1750,6 +1815,128 @@ _AgentSpecCommon_FIELDS: FrozenSet[str] = frozenset({"id", "clientName", "comman
 
 
 @dataclass(kw_only=True)
+class PrewarmResult:
+    """(1.2) `agents/prewarm`'s answer."""
+    processes: int
+    """Live shared processes for this spec now (started by this call or already running)."""
+    started: int
+    """How many this call started."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["processes"] = _c.encode(self.processes)
+        out["started"] = _c.encode(self.started)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "PrewarmResult") -> PrewarmResult:
+        """Decodes and checks one PrewarmResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> PrewarmResult:
+        return cls(
+            processes=_c.required(d, "processes", path, _c.integer_range(0, None)),
+            started=_c.required(d, "started", path, _c.integer_range(0, None)),
+            extra=_c.extra(d, _PrewarmResult_FIELDS),
+        )
+
+
+_PrewarmResult_FIELDS: FrozenSet[str] = frozenset({"processes", "started"})
+
+
+@dataclass(kw_only=True)
+class McpStdioServer:
+    """(1.2) An MCP server the agent starts as a child process and speaks to on its stdin/stdout. It
+    gets exactly the `env` literals (names and values checked like `EnvSet`'s) and nothing of the
+    sidecar's environment; agents that always add their own environment are noted in the README.
+    Values are redacted from logs and transcripts.
+    """
+    name: str
+    """The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`."""
+    command: str
+    """The program: an absolute path, or a name the agent looks up on its PATH."""
+    args: Optional[List[str]] = None
+    env: Optional[EnvLiterals] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["name"] = _c.encode(self.name)
+        out["command"] = _c.encode(self.command)
+        if self.args is not None:
+            out["args"] = _c.encode(self.args)
+        if self.env is not None:
+            out["env"] = _c.encode(self.env)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "McpStdioServer") -> McpStdioServer:
+        """Decodes and checks one McpStdioServer; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> McpStdioServer:
+        _c.reject_unknown(d, _McpStdioServer_FIELDS, path)
+        return cls(
+            name=_c.required(d, "name", path, _c.STRING),
+            command=_c.required(d, "command", path, _c.string_min(1)),
+            args=_c.optional(d, "args", path, _c.array_of(_c.STRING), None),
+            env=_c.optional(d, "env", path, _decode_EnvLiterals, None),
+        )
+
+
+_McpStdioServer_FIELDS: FrozenSet[str] = frozenset({"name", "command", "args", "env"})
+
+
+@dataclass(kw_only=True)
+class McpHttpServer:
+    """(1.2) An MCP server the agent reaches over HTTP (streamable HTTP, `http`) or server-sent events
+    (`sse`). Header values are redacted from logs and transcripts.
+    """
+    name: str
+    """The server's name: the agent prefixes its tools with it. Letters, digits, `_` and `-`."""
+    type: McpHttpServerType
+    url: str
+    """An `http:` or `https:` URL."""
+    headers: Optional[Dict[str, str]] = None
+    """Request headers by name (values are literals, e.g. a bearer token)."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["name"] = _c.encode(self.name)
+        out["type"] = _c.encode(self.type)
+        out["url"] = _c.encode(self.url)
+        if self.headers is not None:
+            out["headers"] = _c.encode(self.headers)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "McpHttpServer") -> McpHttpServer:
+        """Decodes and checks one McpHttpServer; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> McpHttpServer:
+        _c.reject_unknown(d, _McpHttpServer_FIELDS, path)
+        return cls(
+            name=_c.required(d, "name", path, _c.STRING),
+            type=_c.required(d, "type", path, _decode_McpHttpServerType),
+            url=_c.required(d, "url", path, _c.STRING),
+            headers=_c.optional(d, "headers", path, _c.map_of(_c.STRING), None),
+        )
+
+
+_McpHttpServer_FIELDS: FrozenSet[str] = frozenset({"name", "type", "url", "headers"})
+
+
+@dataclass(kw_only=True)
 class SessionOptions:
     """Selectors for the session. A lane rejects a selector it cannot honour with
     `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
@@ -1761,6 +1948,14 @@ class SessionOptions:
     """Execution mode id (ACP mode ids, or a CLI's own modes)."""
     effort: Optional[Effort] = None
     permission: Optional[PermissionPreset] = None
+    mcp_servers: Optional[List[McpServer]] = None
+    """(1.2) MCP servers that give the agent tools, on every lane, in the agent's own form (ACP
+    `session/new` / `session/load`, `--mcp-config`, config overrides, a per-session settings file).
+    A lane whose agent has no way to take them, or not of this transport (`capabilities.mcp`),
+    refuses them with `unsupported_selector` before anything is spawned. Names are unique. On the
+    acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the
+    same name.
+    """
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -1773,6 +1968,8 @@ class SessionOptions:
             out["effort"] = _c.encode(self.effort)
         if self.permission is not None:
             out["permission"] = _c.encode(self.permission)
+        if self.mcp_servers is not None:
+            out["mcpServers"] = _c.encode(self.mcp_servers)
         return out
 
     @classmethod
@@ -1788,10 +1985,153 @@ class SessionOptions:
             mode=_c.optional(d, "mode", path, _c.string_min(1), None),
             effort=_c.optional(d, "effort", path, _decode_Effort, None),
             permission=_c.optional(d, "permission", path, _decode_PermissionPreset, None),
+            mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_McpServer), None),
         )
 
 
-_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission"})
+_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers"})
+
+
+@dataclass(kw_only=True)
+class TextContent:
+    """(1.2) Text."""
+    type: ClassVar[Literal["text"]] = "text"
+    text: str
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "text"
+        out["text"] = _c.encode(self.text)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "TextContent") -> TextContent:
+        """Decodes and checks one TextContent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> TextContent:
+        _c.const(d, "type", "text", path)
+        _c.reject_unknown(d, _TextContent_FIELDS, path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+        )
+
+
+_TextContent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
+
+
+@dataclass(kw_only=True)
+class ImageContent:
+    """(1.2) An image, base64-encoded (RFC 4648, no line breaks), at most 20 MiB decoded (R-CONTENT-2:
+    anything else is `invalid_params`).
+    """
+    type: ClassVar[Literal["image"]] = "image"
+    mime_type: ImageContentMimeType
+    data: str
+    """The image's bytes in base64; its length is a multiple of 4."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "image"
+        out["mimeType"] = _c.encode(self.mime_type)
+        out["data"] = _c.encode(self.data)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ImageContent") -> ImageContent:
+        """Decodes and checks one ImageContent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ImageContent:
+        _c.const(d, "type", "image", path)
+        _c.reject_unknown(d, _ImageContent_FIELDS, path)
+        return cls(
+            mime_type=_c.required(d, "mimeType", path, _decode_ImageContentMimeType),
+            data=_c.required(d, "data", path, _c.string_min(4)),
+        )
+
+
+_ImageContent_FIELDS: FrozenSet[str] = frozenset({"type", "mimeType", "data"})
+
+
+@dataclass(kw_only=True)
+class ResourceContent:
+    """(1.2) A file's contents, embedded: the agent sees them as that file's text."""
+    type: ClassVar[Literal["resource"]] = "resource"
+    uri: str
+    """Where the contents come from, e.g. `file:///repo/src/main.ts`."""
+    text: str
+    mime_type: Optional[str] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "resource"
+        out["uri"] = _c.encode(self.uri)
+        if self.mime_type is not None:
+            out["mimeType"] = _c.encode(self.mime_type)
+        out["text"] = _c.encode(self.text)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ResourceContent") -> ResourceContent:
+        """Decodes and checks one ResourceContent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ResourceContent:
+        _c.const(d, "type", "resource", path)
+        _c.reject_unknown(d, _ResourceContent_FIELDS, path)
+        return cls(
+            uri=_c.required(d, "uri", path, _c.string_min(1)),
+            mime_type=_c.optional(d, "mimeType", path, _c.string_min(1), None),
+            text=_c.required(d, "text", path, _c.STRING),
+        )
+
+
+_ResourceContent_FIELDS: FrozenSet[str] = frozenset({"type", "uri", "mimeType", "text"})
+
+
+@dataclass(kw_only=True)
+class ResourceLinkContent:
+    """(1.2) A reference to a file or resource the agent can read itself."""
+    type: ClassVar[Literal["resourceLink"]] = "resourceLink"
+    uri: str
+    name: Optional[str] = None
+    mime_type: Optional[str] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "resourceLink"
+        out["uri"] = _c.encode(self.uri)
+        if self.name is not None:
+            out["name"] = _c.encode(self.name)
+        if self.mime_type is not None:
+            out["mimeType"] = _c.encode(self.mime_type)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ResourceLinkContent") -> ResourceLinkContent:
+        """Decodes and checks one ResourceLinkContent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ResourceLinkContent:
+        _c.const(d, "type", "resourceLink", path)
+        _c.reject_unknown(d, _ResourceLinkContent_FIELDS, path)
+        return cls(
+            uri=_c.required(d, "uri", path, _c.string_min(1)),
+            name=_c.optional(d, "name", path, _c.string_min(1), None),
+            mime_type=_c.optional(d, "mimeType", path, _c.string_min(1), None),
+        )
+
+
+_ResourceLinkContent_FIELDS: FrozenSet[str] = frozenset({"type", "uri", "name", "mimeType"})
 
 
 @dataclass(kw_only=True)
@@ -1822,6 +2162,11 @@ class AgentSelection:
     """Names to inherit from the sidecar's environment beside the default ones; only the allowlist of
     R-ENV-1.
     """
+    share: Optional[ShareOptions] = None
+    """Run on a shared process (§13), for the lanes whose catalog entry says the agent holds many
+    sessions per process (`share` in the catalog; another lane is `unsupported_selector`). Unset
+    fields take the catalog's values, then the defaults.
+    """
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -1839,6 +2184,8 @@ class AgentSelection:
             out["set"] = _c.encode(self.set)
         if self.inherit is not None:
             out["inherit"] = _c.encode(self.inherit)
+        if self.share is not None:
+            out["share"] = _c.encode(self.share)
         return out
 
     @classmethod
@@ -1857,10 +2204,11 @@ class AgentSelection:
             credentials=_c.optional(d, "credentials", path, _decode_EnvLiterals, None),
             set=_c.optional(d, "set", path, _decode_EnvLiterals, None),
             inherit=_c.optional(d, "inherit", path, _c.array_of(_c.STRING), None),
+            share=_c.optional(d, "share", path, ShareOptions.from_json, None),
         )
 
 
-_AgentSelection_FIELDS: FrozenSet[str] = frozenset({"id", "lane", "program", "args", "credentials", "set", "inherit"})
+_AgentSelection_FIELDS: FrozenSet[str] = frozenset({"id", "lane", "program", "args", "credentials", "set", "inherit", "share"})
 
 
 @dataclass(kw_only=True)
@@ -2091,6 +2439,79 @@ _SelectorCapabilities_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effo
 
 
 @dataclass(kw_only=True)
+class ContentCapabilities:
+    """(1.2) Which `ContentBlock` types beside text the session's prompts may carry (R-CONTENT-1)."""
+    image: bool
+    resource: bool
+    resource_link: bool
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["image"] = _c.encode(self.image)
+        out["resource"] = _c.encode(self.resource)
+        out["resourceLink"] = _c.encode(self.resource_link)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ContentCapabilities") -> ContentCapabilities:
+        """Decodes and checks one ContentCapabilities; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ContentCapabilities:
+        return cls(
+            image=_c.required(d, "image", path, _c.BOOLEAN),
+            resource=_c.required(d, "resource", path, _c.BOOLEAN),
+            resource_link=_c.required(d, "resourceLink", path, _c.BOOLEAN),
+            extra=_c.extra(d, _ContentCapabilities_FIELDS),
+        )
+
+
+_ContentCapabilities_FIELDS: FrozenSet[str] = frozenset({"image", "resource", "resourceLink"})
+
+
+@dataclass(kw_only=True)
+class McpCapabilities:
+    """(1.2) Which `McpServer` transports `options.mcpServers` may use on this session's lane and agent
+    (R-MCP-1); `http` covers `sse` too.
+    """
+    stdio: bool
+    http: bool
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["stdio"] = _c.encode(self.stdio)
+        out["http"] = _c.encode(self.http)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "McpCapabilities") -> McpCapabilities:
+        """Decodes and checks one McpCapabilities; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> McpCapabilities:
+        return cls(
+            stdio=_c.required(d, "stdio", path, _c.BOOLEAN),
+            http=_c.required(d, "http", path, _c.BOOLEAN),
+            extra=_c.extra(d, _McpCapabilities_FIELDS),
+        )
+
+
+_McpCapabilities_FIELDS: FrozenSet[str] = frozenset({"stdio", "http"})
+
+
+@dataclass(kw_only=True)
 class Capabilities:
     """What the session can do."""
     lane: Lane
@@ -2101,8 +2522,10 @@ class Capabilities:
     permissions: bool
     """The agent's permission requests can reach the host."""
     images: bool
-    """The agent accepts images in prompts."""
+    """The agent accepts images in prompts (the same as `content.image`)."""
     selectors: SelectorCapabilities
+    content: ContentCapabilities
+    mcp: McpCapabilities
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -2115,6 +2538,8 @@ class Capabilities:
         out["permissions"] = _c.encode(self.permissions)
         out["images"] = _c.encode(self.images)
         out["selectors"] = _c.encode(self.selectors)
+        out["content"] = _c.encode(self.content)
+        out["mcp"] = _c.encode(self.mcp)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -2133,11 +2558,13 @@ class Capabilities:
             permissions=_c.required(d, "permissions", path, _c.BOOLEAN),
             images=_c.required(d, "images", path, _c.BOOLEAN),
             selectors=_c.required(d, "selectors", path, SelectorCapabilities.from_json),
+            content=_c.required(d, "content", path, ContentCapabilities.from_json),
+            mcp=_c.required(d, "mcp", path, McpCapabilities.from_json),
             extra=_c.extra(d, _Capabilities_FIELDS),
         )
 
 
-_Capabilities_FIELDS: FrozenSet[str] = frozenset({"lane", "resume", "cancel", "permissions", "images", "selectors"})
+_Capabilities_FIELDS: FrozenSet[str] = frozenset({"lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp"})
 
 
 @dataclass(kw_only=True)
@@ -2237,6 +2664,10 @@ class OpenResult:
     """(1.2) Present when the session was opened by `agent`: the `AgentSpec` it resolved to, exactly
     what runs, with every credential value replaced by `"<redacted>"` (R-AGENT-1).
     """
+    shared: Optional[bool] = None
+    """(1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's
+    first session.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -2248,6 +2679,8 @@ class OpenResult:
         out["sessionId"] = _c.encode(self.session_id)
         out["nativeSessionId"] = _c.encode(self.native_session_id)
         out["capabilities"] = _c.encode(self.capabilities)
+        if self.shared is not None:
+            out["shared"] = _c.encode(self.shared)
         out["agentInfo"] = _c.encode(self.agent_info)
         out["sessionState"] = _c.encode(self.session_state)
         for k, v in self.extra.items():
@@ -2266,13 +2699,14 @@ class OpenResult:
             session_id=_c.required(d, "sessionId", path, _decode_SessionId),
             native_session_id=_c.required(d, "nativeSessionId", path, _c.nullable(_c.STRING)),
             capabilities=_c.required(d, "capabilities", path, Capabilities.from_json),
+            shared=_c.optional(d, "shared", path, _c.BOOLEAN, None),
             agent_info=_c.required(d, "agentInfo", path, _c.nullable(AgentInfo.from_json)),
             session_state=_c.required(d, "sessionState", path, _c.nullable(SessionState.from_json)),
             extra=_c.extra(d, _OpenResult_FIELDS),
         )
 
 
-_OpenResult_FIELDS: FrozenSet[str] = frozenset({"spec", "sessionId", "nativeSessionId", "capabilities", "agentInfo", "sessionState"})
+_OpenResult_FIELDS: FrozenSet[str] = frozenset({"spec", "sessionId", "nativeSessionId", "capabilities", "shared", "agentInfo", "sessionState"})
 
 
 @dataclass(kw_only=True)
@@ -2644,8 +3078,15 @@ _SessionOpenParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "cwd", "
 class SessionPromptParams:
     """Params of `session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
     session_id: SessionId
-    text: str
-    """The prompt text."""
+    text: Optional[str] = None
+    """The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be
+    non-empty (`invalid_params` otherwise), and `text` goes first.
+    """
+    content: Optional[List[ContentBlock]] = None
+    """(1.2) More of the prompt, after `text`: text, images, files' contents and links to files, in
+    order. A block the session's agent cannot take fails the prompt with `unsupported_content`
+    before the turn starts (`capabilities.content` says beforehand).
+    """
     model: Optional[str] = None
     """Model for this turn only; overrides the session's `options.model`."""
     effort: Optional[Effort] = None
@@ -2655,7 +3096,10 @@ class SessionPromptParams:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
         out: Dict[str, Any] = {}
         out["sessionId"] = _c.encode(self.session_id)
-        out["text"] = _c.encode(self.text)
+        if self.text is not None:
+            out["text"] = _c.encode(self.text)
+        if self.content is not None:
+            out["content"] = _c.encode(self.content)
         if self.model is not None:
             out["model"] = _c.encode(self.model)
         if self.effort is not None:
@@ -2672,13 +3116,14 @@ class SessionPromptParams:
         _c.reject_unknown(d, _SessionPromptParams_FIELDS, path)
         return cls(
             session_id=_c.required(d, "sessionId", path, _decode_SessionId),
-            text=_c.required(d, "text", path, _c.STRING),
+            text=_c.optional(d, "text", path, _c.STRING, None),
+            content=_c.optional(d, "content", path, _c.array_of(_decode_ContentBlock), None),
             model=_c.optional(d, "model", path, _c.string_min(1), None),
             effort=_c.optional(d, "effort", path, _decode_Effort, None),
         )
 
 
-_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "model", "effort"})
+_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "content", "model", "effort"})
 
 
 @dataclass(kw_only=True)
@@ -2733,6 +3178,52 @@ class SessionCloseParams:
 
 
 _SessionCloseParams_FIELDS: FrozenSet[str] = frozenset({"sessionId"})
+
+
+@dataclass(kw_only=True)
+class AgentsPrewarmParams:
+    """Params of `agents/prewarm`: (1.2) Start and initialize shared agent processes ahead of
+    `session/open`.
+    """
+    spec: Optional[AgentSpec] = None
+    """What to run, with `share`. Exactly one of `spec` and `agent`."""
+    agent: Optional[AgentSelection] = None
+    """A catalog agent with `share`. Exactly one of `spec` and `agent`."""
+    env: Optional[EnvLiterals] = None
+    """The literals the later `session/open` will pass (they are part of what makes specs equal)."""
+    count: Optional[int] = None
+    """How many live processes to have for this spec. Default 1."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.spec is not None:
+            out["spec"] = _c.encode(self.spec)
+        if self.agent is not None:
+            out["agent"] = _c.encode(self.agent)
+        if self.env is not None:
+            out["env"] = _c.encode(self.env)
+        if self.count is not None:
+            out["count"] = _c.encode(self.count)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AgentsPrewarmParams") -> AgentsPrewarmParams:
+        """Decodes and checks one AgentsPrewarmParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentsPrewarmParams:
+        _c.reject_unknown(d, _AgentsPrewarmParams_FIELDS, path)
+        return cls(
+            spec=_c.optional(d, "spec", path, _decode_AgentSpec, None),
+            agent=_c.optional(d, "agent", path, AgentSelection.from_json, None),
+            env=_c.optional(d, "env", path, _decode_EnvLiterals, None),
+            count=_c.optional(d, "count", path, _c.integer_range(1, 64), None),
+        )
+
+
+_AgentsPrewarmParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "env", "count"})
 
 
 @dataclass(kw_only=True)
@@ -3025,6 +3516,54 @@ def decode_agent_spec(data: Any, path: str = "AgentSpec") -> AgentSpec:
 _decode_AgentSpec = decode_agent_spec
 
 
+McpServer = Union[McpStdioServer, McpHttpServer]
+"""(1.2) An MCP server for the agent: a program it starts (stdio) or an HTTP endpoint."""
+
+
+def decode_mcp_server(data: Any, path: str = "McpServer") -> McpServer:
+    """Decodes one McpServer: the first of McpStdioServer, McpHttpServer that matches."""
+    try:
+        return McpStdioServer.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    try:
+        return McpHttpServer.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    raise _c.DecodeError(path, "matches none of McpStdioServer, McpHttpServer")
+
+
+_decode_McpServer = decode_mcp_server
+
+
+ContentBlock = Union[TextContent, ImageContent, ResourceContent, ResourceLinkContent]
+"""(1.2) One piece of a prompt's `content`."""
+
+
+def decode_content_block(data: Any, path: str = "ContentBlock") -> ContentBlock:
+    """Decodes one ContentBlock: the first of TextContent, ImageContent, ResourceContent, ResourceLinkContent that matches."""
+    try:
+        return TextContent.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    try:
+        return ImageContent.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    try:
+        return ResourceContent.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    try:
+        return ResourceLinkContent.from_json(data, path)
+    except _c.DecodeError:
+        pass
+    raise _c.DecodeError(path, "matches none of TextContent, ImageContent, ResourceContent, ResourceLinkContent")
+
+
+_decode_ContentBlock = decode_content_block
+
+
 PermissionResponse = Union[PermissionSelected, PermissionCancelled]
 """The host's answer to `permission/request`: one of the offered option ids, or `{cancelled:
 true}`. Anything else is treated as `cancelled`.
@@ -3087,7 +3626,17 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "EnvValue": _decode_EnvValue,
     "HostEnvRef": HostEnvRef.from_json,
     "SecretRef": SecretRef.from_json,
+    "ShareOptions": ShareOptions.from_json,
+    "PrewarmResult": PrewarmResult.from_json,
     "SessionOptions": SessionOptions.from_json,
+    "McpServer": _decode_McpServer,
+    "McpStdioServer": McpStdioServer.from_json,
+    "McpHttpServer": McpHttpServer.from_json,
+    "ContentBlock": _decode_ContentBlock,
+    "TextContent": TextContent.from_json,
+    "ImageContent": ImageContent.from_json,
+    "ResourceContent": ResourceContent.from_json,
+    "ResourceLinkContent": ResourceLinkContent.from_json,
     "Effort": _decode_Effort,
     "PermissionPreset": _decode_PermissionPreset,
     "Lane": _decode_Lane,
@@ -3098,6 +3647,8 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "AgentCredential": AgentCredential.from_json,
     "OpenResult": OpenResult.from_json,
     "Capabilities": Capabilities.from_json,
+    "ContentCapabilities": ContentCapabilities.from_json,
+    "McpCapabilities": McpCapabilities.from_json,
     "SelectorCapabilities": SelectorCapabilities.from_json,
     "AgentInfo": AgentInfo.from_json,
     "SessionState": SessionState.from_json,
@@ -3139,6 +3690,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "SessionPromptParams": SessionPromptParams.from_json,
     "SessionCancelParams": SessionCancelParams.from_json,
     "SessionCloseParams": SessionCloseParams.from_json,
+    "AgentsPrewarmParams": AgentsPrewarmParams.from_json,
     "AgentsListParams": AgentsListParams.from_json,
     "SessionHistoryParams": SessionHistoryParams.from_json,
     "SessionEventParams": SessionEventParams.from_json,
@@ -3211,6 +3763,7 @@ __all__ = [
     "Command",
     "AcpClientCapabilitiesFs",
     "AcpClientCapabilities",
+    "ShareOptions",
     "AcpAgentSpec",
     "RpcDialect",
     "RpcAgentSpecApprovalPolicy",
@@ -3225,9 +3778,22 @@ __all__ = [
     "decode_agent_spec",
     "AgentSpecCommon",
     "EnvLiterals",
+    "PrewarmResult",
     "Effort",
     "PermissionPreset",
+    "McpStdioServer",
+    "McpHttpServerType",
+    "McpHttpServer",
+    "McpServer",
+    "decode_mcp_server",
     "SessionOptions",
+    "TextContent",
+    "ImageContentMimeType",
+    "ImageContent",
+    "ResourceContent",
+    "ResourceLinkContent",
+    "ContentBlock",
+    "decode_content_block",
     "Lane",
     "AgentSelection",
     "AgentLane",
@@ -3235,6 +3801,8 @@ __all__ = [
     "AgentEntry",
     "AgentsListResult",
     "SelectorCapabilities",
+    "ContentCapabilities",
+    "McpCapabilities",
     "Capabilities",
     "AgentInfo",
     "SessionState",
@@ -3257,6 +3825,7 @@ __all__ = [
     "SessionPromptParams",
     "SessionCancelParams",
     "SessionCloseParams",
+    "AgentsPrewarmParams",
     "AgentsListParams",
     "SessionHistoryParams",
     "SessionEventParams",
