@@ -15,6 +15,8 @@ import (
 // keeps an unknown tag as its Unknown value instead, which counts as not understood).
 // invalid-open-* hold a value that only a later minor version could send to an open enum
 // (x-open): the schema rejects it, and a client must decode it and keep it unchanged.
+// invalid-pattern-* break only a pattern or maxLength (base64, names, URLs): the sidecar's
+// validator rejects them; a decoder checks structure, not string contents.
 func TestSchemaExamples(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "schema", "examples")
 	types, err := os.ReadDir(dir)
@@ -37,6 +39,9 @@ func TestSchemaExamples(t *testing.T) {
 			count++
 			t.Run(name, func(t *testing.T) {
 				v, err := DecodeByTypeName(typ.Name(), data)
+				if strings.HasPrefix(filepath.Base(file), "invalid-pattern-") {
+					return // only a pattern or maxLength is broken: the sidecar's validator judges it, not a decoder
+				}
 				open := strings.HasPrefix(filepath.Base(file), "invalid-open-")
 				if strings.HasPrefix(filepath.Base(file), "invalid-") && !open {
 					if err == nil && !isUnknownVariant(v) {

@@ -2,7 +2,9 @@
 decodes and re-encodes to the same JSON; every invalid one is rejected (an open union keeps
 an unknown tag as its Unknown value instead, which counts as not understood). invalid-open-*
 hold a value that only a later minor version could send to an open enum (x-open): the schema
-rejects it, and a client must decode it and keep it unchanged."""
+rejects it, and a client must decode it and keep it unchanged. invalid-pattern-* break only a
+`pattern` or `maxLength` (base64, names, URLs): the sidecar's validator rejects them, while a
+client's decoder checks structure, not string contents, so they are not judged here."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ def test_examples_exist() -> None:
 def test_example(path: Path) -> None:
     data: Any = json.loads(path.read_text())
     type_name = path.parent.name
+    if path.name.startswith("invalid-pattern-"):
+        return
     if path.name.startswith("invalid-") and not path.name.startswith("invalid-open-"):
         try:
             value = decode_by_type_name(type_name, data)
