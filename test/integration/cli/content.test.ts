@@ -37,7 +37,7 @@ const contentDirs = (dir: string) => readdirSync(dir).filter((d) => d.startsWith
 describe("prompt content on the cli lane", { timeout: 60_000 }, () => {
   it("R-CONTENT-1: capabilities.content per driver: images where the CLI takes them, files and links everywhere", () =>
     withHost(async (h) => {
-      const want: Record<string, boolean> = { codex: true, gemini: false, opencode: false, cursorAgent: false, amp: false };
+      const want: Record<string, boolean> = { codex: true, gemini: true, opencode: true, cursorAgent: false, amp: false };
       for (const [driver, img] of Object.entries(want)) {
         const s = await open(h, { spec: player(driver) });
         assert.deepEqual(s.capabilities.content, { image: img, resource: true, resourceLink: true }, driver);
@@ -51,15 +51,16 @@ describe("prompt content on the cli lane", { timeout: 60_000 }, () => {
       assert.deepEqual(q.capabilities.content, { image: false, resource: true, resourceLink: true });
     }));
 
-  it("R-CONTENT-1: an image to a text-only driver (gemini) fails unsupported_content before any process starts; the session goes on", () =>
+  it("R-CONTENT-1: an image to a text-only driver (cursorAgent) fails unsupported_content before any process starts; the session goes on", () =>
     withHost(async (h) => {
       const log = fresh("argv");
-      const s = await open(h, { spec: player("gemini"), env: { FAKE_LOG: log } });
+      const s = await open(h, { spec: player("cursorAgent"), env: { FAKE_LOG: log } });
       const err = await h.request("session/prompt", { sessionId: s.sessionId, text: "text", content: [image] }).catch((e) => e);
       assert.ok(err instanceof RpcFailure, String(err));
       assert.equal(err.code, "unsupported_content");
       assert.equal(err.error.data!.stage, "prompt");
       assert.match(err.error.data!.detail!, /cannot take image content/);
+      assert.equal(err.error.data!.uncertainEffect, false);
       assert.equal(lines(log).length, 0, "no process was started");
       assert.equal(h.groups.size, 0, "nothing ran");
       const ok = await h.request("session/prompt", { sessionId: s.sessionId, text: "text" });
@@ -99,6 +100,23 @@ describe("prompt content on the cli lane", { timeout: 60_000 }, () => {
       const err = await h.request("session/prompt", { sessionId: s.sessionId, text: "error", content: [image] }).catch((e) => e);
       assert.equal(err.code, "agent_failed");
       assert.deepEqual(contentDirs(sidecarTmp), [], "removed after a failed turn");
+    }));
+
+  it("R-CONTENT-1: gemini gets images as @path includes with their folder in --include-directories; opencode as -f FILE", () =>
+    withTmpHost(async (h, sidecarTmp) => {
+      const log = fresh("argv");
+      const g = await open(h, { spec: player("gemini"), env: { FAKE_LOG: log } });
+      assert.equal((await h.request("session/prompt", { sessionId: g.sessionId, text: "text", content: [image, { type: "text", text: "and more" }] })).stopReason, "endTurn");
+      const o = await open(h, { spec: player("opencode"), env: { FAKE_LOG: log } });
+      assert.equal((await h.request("session/prompt", { sessionId: o.sessionId, text: "text", content: [image] })).stopReason, "endTurn");
+      const [ga, oa] = lines(log).map((l) => l.argv as string[]);
+      const dir = ga[ga.indexOf("--include-directories") + 1];
+      assert.ok(dir.startsWith(path.join(sidecarTmp, "a4aa-content-")), JSON.stringify(ga));
+      assert.equal(ga.at(-1), `--prompt=text\n\n@${path.join(dir, "image-1.png")}\n\nand more`);
+      const f = oa[oa.indexOf("-f") + 1];
+      assert.ok(f.startsWith(path.join(sidecarTmp, "a4aa-content-")) && f.endsWith("image-1.png"), JSON.stringify(oa));
+      assert.deepEqual(oa.slice(-2), ["--", "text"]);
+      assert.deepEqual(contentDirs(sidecarTmp), [], "both folders are gone");
     }));
 
   it("R-CONTENT-1: embedded files are inlined as delimited blocks naming their uri, links as paths, in order (generic)", () =>
