@@ -72,6 +72,8 @@ export class PerTurnSession implements LaneSession {
   private current: TurnProcess | null = null;
   /** A cancel that came while the turn's files were being written (before its process). */
   private cancelEarly = false;
+  /** The running turn, settled once its files are removed too (close waits for it). */
+  private inflight: Promise<unknown> | null = null;
   private lastUnclean: string | undefined;
   private readonly memo: DriverMemo = {};
 
@@ -88,7 +90,17 @@ export class PerTurnSession implements LaneSession {
     checkSelectors(this.driver.name, this.driver.rules, { model: input.model, effort: input.effort }, "prompt");
   }
 
-  async prompt(input: TurnInput): Promise<TurnOutcome> {
+  prompt(input: TurnInput): Promise<TurnOutcome> {
+    const turn = this.turn(input);
+    const settled = turn.catch(() => undefined);
+    this.inflight = settled;
+    void settled.then(() => {
+      if (this.inflight === settled) this.inflight = null;
+    });
+    return turn;
+  }
+
+  private async turn(input: TurnInput): Promise<TurnOutcome> {
     const { ctx, driver } = this;
     this.cancelEarly = false;
     const files = driver.content?.image ? await PromptFiles.write(input.blocks) : PromptFiles.none;
@@ -146,9 +158,16 @@ export class PerTurnSession implements LaneSession {
 
   async close(): Promise<{ clean: boolean; detail?: string }> {
     const tp = this.current;
+    if (!tp && this.inflight) {
+      // The turn is writing its files: it starts nothing, and its files go.
+      this.cancelEarly = true;
+      await this.inflight;
+    }
     if (tp) {
       await tp.cancel();
       const r = await tp.stop();
+      // The turn's files go before close answers (the sidecar may exit right after).
+      await this.inflight;
       if (r && !r.clean) return { clean: false, detail: `processes ${r.survivors.join(", ")} of ${this.ctx.spec.command.program} survived the stop ladder` };
       return { clean: true };
     }

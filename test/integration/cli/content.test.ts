@@ -102,6 +102,19 @@ describe("prompt content on the cli lane", { timeout: 60_000 }, () => {
       assert.deepEqual(contentDirs(sidecarTmp), [], "removed after a failed turn");
     }));
 
+  it("R-CONTENT-1: a turn's image folder is gone when the session closes mid-turn, before close answers", () =>
+    withTmpHost(async (h, sidecarTmp) => {
+      const log = fresh("argv");
+      const s = await open(h, { spec: player("codex"), env: { FAKE_LOG: log } });
+      const p = h.request("session/prompt", { sessionId: s.sessionId, text: "slow", content: [image] }).catch((e) => e);
+      const deadline = Date.now() + 10_000;
+      while (lines(log).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(contentDirs(sidecarTmp).length, 1, "the running turn's folder");
+      await h.request("session/close", { sessionId: s.sessionId });
+      assert.deepEqual(contentDirs(sidecarTmp), [], "gone when close answers");
+      await p;
+    }));
+
   it("R-CONTENT-1: gemini gets images as @path includes with their folder in --include-directories; opencode as -f FILE", () =>
     withTmpHost(async (h, sidecarTmp) => {
       const log = fresh("argv");
