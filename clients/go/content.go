@@ -19,10 +19,7 @@ import (
 //
 // An empty text is left out (the content alone is the prompt).
 func Prompt(sessionID SessionId, text string, content ...ContentBlock) SessionPromptParams {
-	p := SessionPromptParams{SessionID: sessionID}
-	if text != "" {
-		p.Text = &text
-	}
+	p := SessionPromptParams{SessionID: sessionID, Text: text}
 	if len(content) > 0 {
 		p.Content = content
 	}
