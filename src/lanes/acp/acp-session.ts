@@ -20,10 +20,10 @@ import type {
 } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
-import type { PipeProcess } from "../../supervise/spawn.js";
-import { AgentProcess, openAgentProcess, type RequestStage, type Refusal } from "../agent-process.js";
+import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
@@ -48,67 +48,11 @@ export interface AcpInit {
 }
 
 /** What one session hands the process it runs on: the agent's messages for it. */
-export interface AcpHandlers {
-  onRequest(method: string, params: unknown): Promise<unknown>;
-  onNotification(method: string, params: unknown): void;
+export interface AcpHandlers extends RoutedSession {
   inTurn(): boolean;
-  /** The process died or the session's share of it ended. */
-  onEnd(err: A4aaError): void;
 }
 
-/** What an ACP session speaks through: its own agent process, or its share of a shared one. */
-export interface AcpChannel {
-  readonly fatal: A4aaError | null;
-  readonly alive: boolean;
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
-  notify(method: string, params?: unknown): void;
-  /** The agent's id of this session is known: its messages are routed here from now on. */
-  bind(nativeSessionId: string): void;
-  /** The session's handshake is over. */
-  ready(): void;
-  noteDescendants(): void;
-  /** Ends the session's part (`first`: its terminals), and the process when it is the session's own. */
-  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }>;
-}
-
-/** A session's own agent process (no `share`). */
-class OwnProcess implements AcpChannel {
-  readonly agent: AgentProcess;
-  constructor(ctx: LaneContext<AcpAgentSpec>, proc: PipeProcess, h: AcpHandlers) {
-    this.agent = new AgentProcess(ctx, proc, {
-      name: "the agent",
-      modeHint: ACP_MODE_HINT,
-      requireVersion: false,
-      writeVersion: true,
-      onRequest: (method, params) => h.onRequest(method, params),
-      onNotification: (method, params) => h.onNotification(method, params),
-      inTurn: () => h.inTurn(),
-      onEnd: (err) => h.onEnd(err),
-    });
-  }
-  get fatal(): A4aaError | null {
-    return this.agent.fatal;
-  }
-  get alive(): boolean {
-    return this.agent.alive;
-  }
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
-    return this.agent.request<R>(method, params, stage, refused);
-  }
-  notify(method: string, params?: unknown): void {
-    this.agent.notify(method, params);
-  }
-  bind(): void {}
-  ready(): void {
-    this.agent.phase = "ready";
-  }
-  noteDescendants(): void {
-    this.agent.proc.noteDescendants();
-  }
-  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
-    return this.agent.close(first);
-  }
-}
+export type AcpChannel = LaneChannel;
 
 export const ACP_MODE_HINT = "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`";
 
@@ -433,7 +377,9 @@ export class AcpLaneSession implements LaneSession {
 }
 
 export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
-  return openAgentProcess(ctx, (proc) => new AcpLaneSession(ctx, (h) => new OwnProcess(ctx, proc, h)));
+  return openAgentProcess(ctx, (proc) =>
+    new AcpLaneSession(ctx, (h) => new OwnChannel(new AgentProcess(ctx, proc, { name: "the agent", modeHint: ACP_MODE_HINT, requireVersion: false, writeVersion: true, ...h }))),
+  );
 }
 
 /** R-CONTENT-1: the prompt's blocks as ACP content blocks (checked against promptCapabilities before). */
