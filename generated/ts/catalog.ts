@@ -151,7 +151,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
           "program": "codex",
           "args": [
             "app-server"
-          ]
+          ],
+          "share": {}
         },
         {
           "lane": "cli",

@@ -78,8 +78,8 @@ interface Unbound {
 export interface SharedProcessOptions extends Pick<AgentProcessOptions, "name" | "modeHint" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
   /** The agent-side session a message is about (ACP sessionId, Codex threadId), or null. */
   sessionOf(method: string, params: unknown): string | null;
-  /** Notifications naming no session are the whole process's (Codex rate limits): every session gets them. Else dropped. */
-  broadcastUnnamed: boolean;
+  /** Notifications naming no session that are the whole process's (Codex's account rate limits): every session gets them. Others are dropped. */
+  broadcast(method: string): boolean;
   /** What the lane calls a session in messages ("session", "thread"). */
   idName: string;
 }
@@ -173,7 +173,7 @@ export class SharedProcess implements PooledProcess {
     const named = o.sessionOf(method, params);
     const h = named === null ? undefined : this.routes.get(named);
     if (h) return rctx ? h.onRequest(method, params, rctx) : h.onNotification(method, params);
-    if (named === null && !rctx && o.broadcastUnnamed) {
+    if (named === null && !rctx && o.broadcast(method)) {
       for (const each of this.routes.values()) each.onNotification(method, params);
       return;
     }

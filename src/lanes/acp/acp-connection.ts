@@ -22,7 +22,7 @@ export class AcpConnection extends SharedProcess {
       requireVersion: false,
       writeVersion: true,
       idName: "sessionId",
-      broadcastUnnamed: false,
+      broadcast: () => false,
       sessionOf: (_method, params) => {
         const sid = (params as { sessionId?: unknown } | null)?.sessionId;
         return typeof sid === "string" ? sid : null;

@@ -132,5 +132,6 @@ test("agent.share (§13): on a lane whose catalog entry offers share it becomes 
   assert.deepEqual(g.share, { maxSessions: 3 });
   assert.equal((c.resolve({ id: "gemini" }).spec as { share?: unknown }).share, undefined, "no share unless the host asks");
   throwsCode(() => c.resolve({ id: "gemini", lane: "cli", share: {} }), "unsupported_selector", /does not hold many sessions per process .*acp/);
-  throwsCode(() => c.resolve({ id: "codex", share: {} }), "unsupported_selector", /codex.*rpc lane/);
+  assert.deepEqual((c.resolve({ id: "codex", share: { idleMs: 5 } }).spec as { share?: unknown }).share, { idleMs: 5 }, "codex app-server threads share a process");
+  throwsCode(() => c.resolve({ id: "codex", lane: "cli", share: {} }), "unsupported_selector", /codex.*cli lane.*offers share on: rpc/);
 });
