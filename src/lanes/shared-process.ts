@@ -9,7 +9,7 @@ import type { AgentSpec } from "../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
-import { AgentProcess, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import { AgentProcess, DEFAULT_HANDSHAKE_TIMEOUT_MS, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
 
@@ -232,15 +232,32 @@ export class SharedChannel implements LaneChannel {
 
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
     if (this.closed) return Promise.reject(this.closed);
+    // The session's handshake (session/new, thread/start) has the deadline an own process's has.
+    const ms = stage === "initialize" ? ((this.ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? this.ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS) : 0;
     return new Promise<R>((resolve, reject) => {
       // Closing the session fails what it still waits for, as closing its own process would.
       this.pending.add(reject);
+      const timer = ms
+        ? setTimeout(() => {
+            this.pending.delete(reject);
+            reject(
+              new A4aaError(
+                "initialize_failed",
+                "initialize",
+                `the shared agent did not answer ${method} within ${ms} ms; a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout`,
+                { retryable: true, uncertainEffect: true },
+              ),
+            );
+          }, ms)
+        : undefined;
       this.shared.agent.request<R>(method, params, stage, refused, this.ctx.signal).then(
         (v) => {
+          clearTimeout(timer);
           this.pending.delete(reject);
           resolve(v);
         },
         (e) => {
+          clearTimeout(timer);
           this.pending.delete(reject);
           reject(e);
         },
