@@ -2,10 +2,11 @@
 // what runs on one process stays per session; the process's lifetime; agents/prewarm.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import { fakeAgentSpec, processesWithMarker, sidecarSetup, waitNoProcesses, type PermissionAnswer } from "../helpers/sidecar.js";
+import { liveProcesses, waitGone } from "../helpers/procs.js";
 import { scratchDir } from "../helpers/tmp.js";
 
 const setup = sidecarSetup();
@@ -218,4 +219,31 @@ test("specs differing in env (the spec's or the open's) never share a process; e
   assert.equal(pd, pa, "an equal spec did not reuse the process");
   assert.equal(processesWithMarker(marker).length, 3);
   assert.equal(await s.end(), 0);
+});
+
+test("R-SHARE-1: terminals on a shared process are their session's: closing one session ends its terminal only", async () => {
+  const { s, marker } = setup();
+  const spec = sharedSpec(marker, {}, [], { clientCapabilities: { terminal: true } } as Partial<AgentSpec>);
+  const [a, b] = [await s.open(spec), await s.open(spec)];
+  // Each turn starts a terminal running `sleep 300`, then waits.
+  const ta = s.call("session/prompt", { sessionId: a, text: "terminal-sleep" });
+  const tb = s.call("session/prompt", { sessionId: b, text: "terminal-sleep" });
+  const sleepers = () =>
+    liveProcesses((pid) => {
+      const env = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+      return env.includes(`A4AA_TEST_MARKER=${marker}`) && readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ").trim() === "sleep 300";
+    });
+  await s.waitFor(() => [a, b].every((sid) => texts(s, sid).startsWith("terminal ")), 10_000, "both terminals");
+  await waitGone(() => (sleepers().length === 2 ? [] : [0]), 5000);
+  assert.equal(sleepers().length, 2, "two terminals run");
+  await s.ok("session/close", { sessionId: a });
+  assert.equal((await ta).error?.data?.code ?? (await ta).result?.stopReason, "cancelled");
+  assert.equal(sleepers().length, 1, "closing session A ended B's terminal too, or left its own");
+  assert.ok(processesWithMarker(marker).length > sleepers().length, "the shared process lives on");
+  await s.ok("session/cancel", { sessionId: b });
+  assert.equal((await tb).result?.stopReason, "cancelled");
+  await s.ok("session/close", { sessionId: b });
+  assert.deepEqual(await waitGone(sleepers, 5000), [], "B's terminal ended with B");
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
 });
