@@ -8,6 +8,7 @@ import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
+import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
 import { AgentProcess, DEFAULT_HANDSHAKE_TIMEOUT_MS, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
@@ -317,7 +318,10 @@ export async function startSharedProcess<T extends SharedProcess>(
 ): Promise<T> {
   const spec = s.spec;
   const cwd = processCwd(spec);
-  const proc = await startPipe({ program: spec.command.program, args: spec.command.args, cwd, env: s.env, name: `${spec.id} (${spec.lane}, shared)` });
+  // Started outside the opening session's tap: a recording holds no other session's traffic.
+  const proc = await withoutProcessTap(() =>
+    startPipe({ program: spec.command.program, args: spec.command.args, cwd, env: s.env, name: `${spec.id} (${spec.lane}, shared)` }),
+  );
   const ctx: LaneContext = {
     sessionId: `shared-${spec.lane}-${++counter}`,
     spec,

@@ -183,6 +183,7 @@ export class SessionManager implements SessionService {
     const env = buildChildEnv({ policy: spec.command.env, sessionEnv: params.env, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
     if (!env.ok) throw env.error;
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
+    driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
     if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);
     const r = await driver.prewarm(
       {

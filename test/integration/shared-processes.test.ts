@@ -2,7 +2,7 @@
 // what runs on one process stays per session; the process's lifetime; agents/prewarm.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import { fakeAgentSpec, processesWithMarker, sidecarSetup, waitNoProcesses, type PermissionAnswer } from "../helpers/sidecar.js";
@@ -246,4 +246,20 @@ test("R-SHARE-1: terminals on a shared process are their session's: closing one 
   assert.deepEqual(await waitGone(sleepers, 5000), [], "B's terminal ended with B");
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("R-SHARE-1: with --record, a session on a shared process has its own transcript: no other session's traffic in it", async () => {
+  const dir = scratchDir("share-rec");
+  const { s, marker } = setup(["--record", dir]);
+  const spec = sharedSpec(marker);
+  const a = await s.open(spec);
+  const b = await s.open(spec);
+  await Promise.all([s.ok("session/prompt", { sessionId: a, text: "text:ONLY-IN-A" }), s.ok("session/prompt", { sessionId: b, text: "text:ONLY-IN-B" })]);
+  await s.ok("session/close", { sessionId: a });
+  await s.ok("session/close", { sessionId: b });
+  assert.equal(await s.end(), 0);
+  const files = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), "utf8"));
+  const of = (sid: string) => files.filter((t) => t.includes(sid)).join("\n");
+  assert.ok(of(a).includes("ONLY-IN-A") && !of(a).includes("ONLY-IN-B"), "session A's transcript holds B's traffic");
+  assert.ok(of(b).includes("ONLY-IN-B") && !of(b).includes("ONLY-IN-A"), "session B's transcript holds A's traffic");
 });
