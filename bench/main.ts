@@ -12,6 +12,7 @@ import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
 import { pingSuite } from "./suites/ping.js";
+import { shareSuite } from "./suites/share.js";
 import { streamingSuite } from "./suites/streaming.js";
 
 // Time bounds against hangs (a loaded machine can take several times the usual time;
@@ -24,6 +25,7 @@ const SUITES = {
   coldstart: { run: coldStartSuite, quickMs: 60_000, fullMs: 120_000 },
   guard: { run: guardSuite, quickMs: 60_000, fullMs: 120_000 },
   journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },
+  share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 

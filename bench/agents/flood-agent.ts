@@ -6,7 +6,8 @@
 //                  of lines as fast as stdout takes them (it waits for 'drain')
 //   big:BYTES      one agent_message_chunk whose text is BYTES bytes
 //   anything else  one chunk "ok:<length of the prompt text>"
-// then answers the prompt with end_turn. stdin EOF ends it.
+// then answers the prompt with end_turn. One process holds many sessions (their prompts
+// run at once). stdin EOF ends it.
 import { readLines } from "../lib/ndjson.js";
 
 const out = process.stdout;
@@ -47,14 +48,18 @@ async function prompt(id: unknown, params: { sessionId: string; prompt: { type: 
   await send({ jsonrpc: "2.0", id, result: { stopReason: "end_turn" } });
 }
 
-// One request at a time, in order: a prompt's updates all precede its answer.
+// One request at a time per session, in order: a prompt's updates all precede its answer;
+// the sessions of one process (a4aa share) stream at once.
+const queues = new Map<string, Promise<void>>();
 let queue: Promise<void> = Promise.resolve();
 
 readLines(process.stdin, (line) => {
   const m = JSON.parse(line) as { id?: unknown; method?: string; params?: any };
   if (m.id === undefined || m.method === undefined) return; // notifications (cancel), responses
   const { id, method, params } = m;
-  queue = queue.then(async () => {
+  const key = typeof params?.sessionId === "string" ? params.sessionId : "";
+  const prev = queues.get(key) ?? Promise.resolve();
+  const next = prev.then(async () => {
     switch (method) {
       case "initialize":
         return send({
@@ -70,5 +75,7 @@ readLines(process.stdin, (line) => {
         return send({ jsonrpc: "2.0", id, error: { code: -32601, message: `Method not found: ${method}` } });
     }
   });
+  queues.set(key, next);
+  queue = Promise.all([queue, next]).then(() => undefined);
 });
 process.stdin.on("end", () => void queue.then(() => process.exit(0)));

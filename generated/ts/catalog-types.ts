@@ -23,6 +23,13 @@ export type CatalogLane = {
   program: string;
   args: string[];
   settings?: CatalogEnv;
+  /**
+   * (1.2) The agent holds many sessions per process on this lane (acp, rpc): `session/open {agent: {share}}` may run it on a shared process (§13). The values are the defaults for the selection's unset fields.
+   */
+  share?: {
+    maxSessions?: number;
+    idleMs?: number;
+  };
 };
 
 /**

@@ -17,7 +17,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
           "program": "${node}",
           "args": [
             "${a4aa}/dist/src/examples/example-agent.js"
-          ]
+          ],
+          "share": {}
         }
       ],
       "bundled": true,
@@ -90,7 +91,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
         {
           "lane": "acp",
           "program": "claude-agent-acp",
-          "args": []
+          "args": [],
+          "share": {}
         }
       ],
       "package": {
@@ -149,7 +151,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
           "program": "codex",
           "args": [
             "app-server"
-          ]
+          ],
+          "share": {}
         },
         {
           "lane": "cli",
@@ -192,7 +195,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
         {
           "lane": "acp",
           "program": "codex-acp",
-          "args": []
+          "args": [],
+          "share": {}
         }
       ],
       "package": {
@@ -231,7 +235,8 @@ export const BUILTIN_CATALOG: AgentCatalog = {
           "program": "gemini",
           "args": [
             "--acp"
-          ]
+          ],
+          "share": {}
         },
         {
           "lane": "cli",

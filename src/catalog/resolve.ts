@@ -61,6 +61,15 @@ export function resolveAgent(entry: CatalogEntry, sel: AgentSelection, ctx: Reso
     }
   }
   const { lane, file } = pickLane(agent, sel, ctx.hostEnv.PATH);
+  if (sel.share && !lane.share) {
+    throw new A4aaError(
+      "unsupported_selector",
+      "open",
+      `agent.share: ${JSON.stringify(agent.id)} on the ${lane.lane} lane does not hold many sessions per process (the catalog offers share on: ${
+        entry.agent.lanes.filter((l) => l.share).map((l) => l.lane).join(", ") || "no lane"
+      }); open it without share`,
+    );
+  }
   const lc = Object.keys(ctx.hostEnv).filter((k) => /^LC_[A-Za-z0-9_]+$/.test(k));
   const inherit = [...new Set([...INHERITED_ENV, ...lc, ...(sel.inherit ?? [])])];
   const set: EnvLiterals = {
@@ -81,6 +90,8 @@ export function resolveAgent(entry: CatalogEntry, sel: AgentSelection, ctx: Reso
         ? { ...base, lane: "rpc", dialect: lane.dialect! }
         : { ...base, lane: "acp" }
   ) as AgentSpec;
+  // §13: the selection's share over the catalog's defaults for the lane.
+  if (sel.share && lane.share && spec.lane !== "cli") spec.share = { ...lane.share, ...sel.share };
   // Whatever way a declared credential arrived (credentials or set), its value is not shown.
   const shownSet = Object.fromEntries(Object.entries(set).map(([k, v]) => [k, declared.has(k) ? REDACTED : v]));
   const shown = { ...spec, command: { ...spec.command, env: { ...base.command.env, set: shownSet } } } as AgentSpec;

@@ -160,11 +160,13 @@ export class AgentProcess {
 
   /**
    * A request to the agent. An error answer becomes `refused`'s error; a handshake request
-   * abandoned because the session closed fails with session_closed.
+   * abandoned because the session closed fails with session_closed (`session`: the
+   * signal of that session, when it is not the process's own).
    */
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, session?: AbortSignal): Promise<R> {
     if (this.fatalError) return Promise.reject(this.fatalError);
-    const signal = stage === "prompt" ? undefined : this.ctx.signal;
+    // On a shared process a session's handshake requests end with that session, not the process.
+    const signal = stage === "prompt" ? undefined : (session ?? this.ctx.signal);
     const handshake = this.phaseNow === "handshake";
     if (handshake) this.awaiting = method;
     const answered = this.link.request<R>(method, params, { signal });

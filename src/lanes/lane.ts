@@ -18,6 +18,7 @@ import type {
 import type { Logger } from "../log.js";
 import type { PromptContent } from "./prompt-content.js";
 import type { FlowGate } from "../transport/ndjson-writer.js";
+import type { SharedPool } from "./shared-pool.js";
 
 // The session counts what its close ended (R-SUP-6) without each lane passing it up.
 export { countCleanup } from "../supervise/cleanup-count.js";
@@ -80,13 +81,23 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   askPermission(ask: PermissionAsk, signal?: AbortSignal): Promise<PermissionDecision>;
   /** Aborted when the session starts closing (also while `open` is still running). */
   signal: AbortSignal;
+  /** The sidecar's shared processes (§13), for a spec with `share`. */
+  pool?: SharedPool;
 }
+
+/** What starting a shared process needs: the spec and environment, no session (agents/prewarm). */
+export type ShareSetup = Pick<
+  LaneContext,
+  "spec" | "env" | "clientName" | "clientVersion" | "maxOutputBytes" | "handshakeTimeoutMs" | "logger" | "gate"
+> & { pool: SharedPool };
 
 export interface LaneSession {
   readonly nativeSessionId: string | null;
   readonly capabilities: Capabilities;
   readonly agentInfo: AgentInfo | null;
   readonly sessionState: SessionState | null;
+  /** The session runs on a shared agent process (§13). */
+  readonly shared?: boolean;
   /** False once the agent died: the session is then good only for `close` (R-SUP-2). */
   readonly alive: boolean;
   /** Rejects per-turn selectors the session cannot honour (unsupported_selector, stage prompt). */
@@ -113,6 +124,8 @@ export interface LaneDriver<S extends AgentSpec = AgentSpec> {
   precheck(spec: S, options: ResolvedOptions, resume: string | undefined): void;
   /** Starts the agent and runs its handshake. Must stop everything it started if it fails. */
   open(ctx: LaneContext<S>): Promise<LaneSession>;
+  /** agents/prewarm (§13): makes `count` shared processes for the spec live; absent when the lane cannot share. */
+  prewarm?(setup: ShareSetup, count: number): Promise<{ processes: number; started: number }>;
 }
 
 export type AnyLaneDriver = LaneDriver<AgentSpec>;

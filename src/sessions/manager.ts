@@ -14,6 +14,7 @@ import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
 import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
+import { SharedPool } from "../lanes/shared-pool.js";
 import type { SessionService } from "./service.js";
 import { AgentCatalog } from "../catalog/catalog.js";
 import { specForOpen } from "../catalog/open.js";
@@ -46,9 +47,12 @@ export class SessionManager implements SessionService {
   private readonly timings: SessionTimings;
   private readonly idPrefix = randomUUID().slice(0, 8);
   private counter = 0;
+  /** Shared agent processes (§13). */
+  readonly pool: SharedPool;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.timings = { cancelGraceMs: 10_000, ...o.timings };
+    this.pool = new SharedPool(o.logger);
   }
 
   get size(): number {
@@ -92,9 +96,8 @@ export class SessionManager implements SessionService {
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
     const options: ResolvedOptions = { ...params.options, permission };
     driver.precheck(spec, options, params.resume);
-    if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share) {
-      // Being built (issue 19).
-      throw errors.unsupportedSelector("open", `share: shared agent processes are not available in this build`);
+    if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share && !driver.prewarm) {
+      throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes; open without share`);
     }
     if (options.mcpServers?.length) {
       // Being built per lane (issue 17); until a lane hands them on, none silently drops them.
@@ -127,6 +130,7 @@ export class SessionManager implements SessionService {
         clientVersion: this.o.version,
         maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+        pool: this.pool,
       });
       return {
         sessionId: id,
@@ -134,6 +138,7 @@ export class SessionManager implements SessionService {
         capabilities: lane.capabilities,
         agentInfo: lane.agentInfo,
         sessionState: lane.sessionState,
+        ...(lane.shared ? { shared: true } : {}),
         ...(shown ? { spec: shown } : {}),
       };
     } catch (e) {
@@ -164,9 +169,38 @@ export class SessionManager implements SessionService {
     return {};
   }
 
-  async prewarm(_params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
-    // Shared processes (§13) are being built (issue 19); until then nothing can be prewarmed.
-    throw new A4aaError("unsupported_selector", "open", "agents/prewarm: shared agent processes are not available in this build");
+  /** §13: shared processes for a spec, started and initialized before any session/open needs them. */
+  async prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
+    const { spec } = specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
+    if ((spec.lane !== "acp" && spec.lane !== "rpc") || !spec.share) {
+      throw new A4aaError(
+        "invalid_params",
+        "open",
+        `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
+      );
+    }
+    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
+    const env = buildChildEnv({ policy: spec.command.env, sessionEnv: params.env, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
+    if (!env.ok) throw env.error;
+    const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
+    driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
+    if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);
+    const r = await driver.prewarm(
+      {
+        spec,
+        env: env.env,
+        clientName: spec.clientName ?? "a4aa",
+        clientVersion: this.o.version,
+        maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+        logger: this.o.logger,
+        gate: this.o.host.gate,
+        pool: this.pool,
+      },
+      params.count ?? 1,
+    );
+    this.o.logger.info(`prewarmed ${spec.lane} agent ${JSON.stringify(spec.id)}: ${r.started} started, ${r.processes} live`);
+    return r;
   }
 
   async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
@@ -193,7 +227,10 @@ export class SessionManager implements SessionService {
         this.o.recording?.close(s.id);
       }),
     );
-    let clean = true;
+    let clean = await this.pool.closeAll().catch((e) => {
+      this.o.logger.error(`stopping the shared agent processes failed: ${(e as Error).message}`);
+      return false;
+    });
     results.forEach((r, i) => {
       if (r.status === "rejected") {
         clean = false;

@@ -26,3 +26,8 @@ export function tapStarted<P extends PipeProcess | PtyProcess>(proc: P, cmd: Tap
   current.getStore()?.started(proc, cmd);
   return proc;
 }
+
+/** Runs `fn` with no tap: a process shared by many sessions is no one session's to record. */
+export function withoutProcessTap<T>(fn: () => T): T {
+  return current.exit(fn);
+}

@@ -20,10 +20,10 @@ import type {
 } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
-import type { PipeProcess } from "../../supervise/spawn.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
@@ -41,6 +41,61 @@ const OPTION_KINDS: Record<string, PermissionOptionKind> = {
   reject_always: "rejectAlways",
 };
 
+/** What the agent process said in `initialize`: the same for every session on it. */
+export interface AcpInit {
+  agentInfo: AgentInfo | null;
+  caps: A.AgentCapabilities;
+}
+
+/** What one session hands the process it runs on: the agent's messages for it. */
+export interface AcpHandlers extends RoutedSession {
+  inTurn(): boolean;
+}
+
+export type AcpChannel = LaneChannel;
+
+export const ACP_MODE_HINT = "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`";
+
+/** `initialize` (and `authenticate`): once per agent process. */
+export async function acpInitialize(
+  agent: Pick<AcpChannel, "request">,
+  o: Pick<LaneContext<AcpAgentSpec>, "spec" | "clientName" | "clientVersion">,
+): Promise<AcpInit> {
+  const { spec } = o;
+  const cc = spec.clientCapabilities;
+  const init = await agent.request<A.InitializeResponse>(
+    "initialize",
+    {
+      protocolVersion: ACP_PROTOCOL_VERSION,
+      clientCapabilities: {
+        fs: { readTextFile: !!cc?.fs?.readTextFile, writeTextFile: !!cc?.fs?.writeTextFile },
+        terminal: !!cc?.terminal,
+      },
+      clientInfo: { name: o.clientName, version: o.clientVersion },
+    },
+    "initialize",
+    (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+  );
+  if (!validateInitializeResponse(init)) {
+    throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
+  }
+  if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
+    throw new A4aaError("initialize_failed", "initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
+  }
+  let agentInfo: AgentInfo | null = null;
+  const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
+  if (info && typeof info.name === "string") {
+    agentInfo = { name: info.name, version: typeof info.version === "string" ? info.version : "" };
+    if (typeof info.title === "string") agentInfo.title = info.title;
+  }
+  if (spec.authMethodId) {
+    await agent.request("authenticate", { methodId: spec.authMethodId }, "initialize", (e) =>
+      authFailure(spec, "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
+    );
+  }
+  return { agentInfo, caps: (init.agentCapabilities ?? {}) as A.AgentCapabilities };
+}
+
 export class AcpLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
   agentInfo: AgentInfo | null = null;
@@ -50,25 +105,27 @@ export class AcpLaneSession implements LaneSession {
   private inTurn = false;
   /** The running turn has shown a tool call or asked for one (permission, fs, terminal). */
   private acted = false;
-  private readonly agent: AgentProcess;
+  private readonly agent: AcpChannel;
   private readonly toolCalls = new Map<string, ToolCallMemory>();
   private readonly state: AcpSessionState = {};
   private readonly fs: ConfinedFs | null;
   private readonly terminals: Terminals | null;
   private lastCostUsd: number | undefined;
 
+  /**
+   * `channel` makes what the session speaks through (its own process, or its share of one);
+   * `init` is the shared process's initialize answer (an own process is initialized here).
+   */
   constructor(
     private readonly ctx: LaneContext<AcpAgentSpec>,
-    proc: PipeProcess,
+    channel: (h: AcpHandlers) => AcpChannel,
+    private readonly init?: AcpInit,
+    readonly shared = false,
   ) {
     const cc = ctx.spec.clientCapabilities;
     this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
     this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
-    this.agent = new AgentProcess(ctx, proc, {
-      name: "the agent",
-      modeHint: "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`",
-      requireVersion: false,
-      writeVersion: true,
+    this.agent = channel({
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),
       inTurn: () => this.inTurn,
@@ -89,40 +146,11 @@ export class AcpLaneSession implements LaneSession {
 
   async handshake(): Promise<void> {
     const { spec, cwd } = this.ctx;
-    const cc = spec.clientCapabilities;
-    const init = await this.agent.request<A.InitializeResponse>(
-        "initialize",
-        {
-          protocolVersion: ACP_PROTOCOL_VERSION,
-          clientCapabilities: {
-            fs: { readTextFile: !!cc?.fs?.readTextFile, writeTextFile: !!cc?.fs?.writeTextFile },
-            terminal: !!cc?.terminal,
-          },
-          clientInfo: { name: this.ctx.clientName, version: this.ctx.clientVersion },
-        },
-      "initialize",
-      (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
-    );
-    if (!validateInitializeResponse(init)) {
-      throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
-    }
-    if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
-      throw new A4aaError("initialize_failed", "initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
-    }
-    const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
-    if (info && typeof info.name === "string") {
-      this.agentInfo = { name: info.name, version: typeof info.version === "string" ? info.version : "" };
-      if (typeof info.title === "string") this.agentInfo.title = info.title;
-    }
-    const caps = (init.agentCapabilities ?? {}) as A.AgentCapabilities;
+    const init = this.init ?? (await acpInitialize(this.agent, this.ctx));
+    this.agentInfo = init.agentInfo;
+    const caps = init.caps;
     const canResume = !!caps.sessionCapabilities?.resume;
     const canLoad = caps.loadSession === true;
-
-    if (spec.authMethodId) {
-      await this.agent.request("authenticate", { methodId: spec.authMethodId }, "initialize", (e) =>
-        authFailure(spec, "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
-      );
-    }
 
     const sessionParams = { cwd, mcpServers: spec.mcpServers ?? [] };
     const refused: Refusal = (e) =>
@@ -135,6 +163,7 @@ export class AcpLaneSession implements LaneSession {
         throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
       }
       const method = canResume ? "session/resume" : "session/load";
+      this.agent.bind(this.ctx.resume);
       // session/load replays the history as updates before it answers; they are forwarded.
       answer = ((await this.agent.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize", refused)) ?? {}) as A.NewSessionResponse;
       this.nativeSessionId = this.ctx.resume;
@@ -144,6 +173,7 @@ export class AcpLaneSession implements LaneSession {
         throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
       }
       this.nativeSessionId = answer.sessionId;
+      this.agent.bind(answer.sessionId);
     }
     const a = answer as { modes?: unknown; models?: unknown; configOptions?: unknown };
     if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as AcpSessionState["modes"];
@@ -177,7 +207,7 @@ export class AcpLaneSession implements LaneSession {
     if (this.state.models) st.models = this.state.models as SessionState["models"];
     if (this.state.configOptions) st.configOptions = this.state.configOptions as unknown as SessionState["configOptions"];
     this.sessionState = st;
-    this.agent.phase = "ready";
+    this.agent.ready();
   }
 
   private async setSelector(kind: SelectorKind, value: string, stage: "open" | "prompt"): Promise<void> {
@@ -247,7 +277,7 @@ export class AcpLaneSession implements LaneSession {
       return outcome;
     } finally {
       this.inTurn = false;
-      this.agent.proc.noteDescendants();
+      this.agent.noteDescendants();
       for (const [kind, prev] of restore) {
         if (this.fatal) break;
         await this.setSelector(kind, prev, "prompt").catch((e) =>
@@ -347,7 +377,9 @@ export class AcpLaneSession implements LaneSession {
 }
 
 export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
-  return openAgentProcess(ctx, (proc) => new AcpLaneSession(ctx, proc));
+  return openAgentProcess(ctx, (proc) =>
+    new AcpLaneSession(ctx, (h) => new OwnChannel(new AgentProcess(ctx, proc, { name: "the agent", modeHint: ACP_MODE_HINT, requireVersion: false, writeVersion: true, ...h }))),
+  );
 }
 
 /** R-CONTENT-1: the prompt's blocks as ACP content blocks (checked against promptCapabilities before). */

@@ -5,11 +5,11 @@ import { blockText } from "../content-text.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
-import type { PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, rateLimitsOf, statusOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
 import { codexPolicy } from "./presets.js";
@@ -79,7 +79,7 @@ export class CodexLaneSession implements LaneSession {
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
 
-  private readonly agent: AgentProcess;
+  private readonly agent: LaneChannel;
   private threadId: string | null = null;
   private turn: ActiveTurn | null = null;
   /** turn/completed that arrived before the turn/start answer named its turn. */
@@ -99,19 +99,18 @@ export class CodexLaneSession implements LaneSession {
   /** The running turn has shown a tool item or asked for an approval. */
   private acted = false;
 
+  /**
+   * `channel` makes what the session speaks through: its own process (initialized here), or
+   * its thread's share of a shared one (`shared`: initialized when it started).
+   */
   constructor(
     private readonly ctx: LaneContext<RpcAgentSpec>,
-    proc: PipeProcess,
+    channel: (h: CodexHandlers) => LaneChannel,
+    readonly shared = false,
   ) {
-    this.agent = new AgentProcess(ctx, proc, {
-      name: "codex app-server",
-      modeHint: "`codex app-server`",
-      // Codex omits "jsonrpc" and numbers its own requests from 0.
-      requireVersion: false,
-      writeVersion: false,
+    this.agent = channel({
       onRequest: (method, params, rctx) => this.onAgentRequest(method, params, rctx),
       onNotification: (method, params) => this.onNotification(method, params),
-      onUnmatchedResponse: (m) => ctx.logger.debug(`codex answered an unknown request id ${JSON.stringify(m.id)}`, ctx.sessionId),
       inTurn: () => this.turn !== null,
       onEnd: (err) => this.turn?.fail(err),
     });
@@ -127,13 +126,7 @@ export class CodexLaneSession implements LaneSession {
 
   async handshake(): Promise<void> {
     const { ctx } = this;
-    await this.agent.request<C.InitializeResponse>(
-      "initialize",
-      { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
-      "initialize",
-      (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
-    );
-    this.agent.notify("initialized");
+    if (!this.shared) await codexInitialize(this.agent, ctx);
 
     const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
     const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
@@ -142,6 +135,7 @@ export class CodexLaneSession implements LaneSession {
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)
         ? authFailure(ctx.spec, "initialize", `${what}: ${e.message}`)
         : new A4aaError("initialize_failed", "initialize", `${what}: ${e.message}`);
+    if (ctx.resume) this.agent.bind(ctx.resume);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
           "thread/resume",
@@ -157,11 +151,12 @@ export class CodexLaneSession implements LaneSession {
     }
     this.threadId = thread.id;
     this.nativeSessionId = thread.id;
+    this.agent.bind(thread.id);
     this.activeModel = typeof answer.model === "string" ? answer.model : null;
     this.activeEffort = typeof answer.reasoningEffort === "string" ? answer.reasoningEffort : null;
     this.baseModel = ctx.options.model ?? this.activeModel;
     this.baseEffort = ctx.options.effort ?? this.activeEffort;
-    this.agent.phase = "ready";
+    this.agent.ready();
   }
 
   checkTurn(): void {
@@ -425,6 +420,39 @@ export function codexInput(input: TurnInput): C.TurnStartParams["input"] {
   });
 }
 
+/** What one session hands the process its thread runs on. */
+export interface CodexHandlers extends RoutedSession {
+  inTurn(): boolean;
+}
+
+export const CODEX_NAME = "codex app-server";
+export const CODEX_MODE_HINT = "`codex app-server`";
+
+/** `initialize` and `initialized`: once per app-server process. */
+export async function codexInitialize(agent: Pick<LaneChannel, "request" | "notify">, ctx: Pick<LaneContext, "clientName" | "clientVersion">): Promise<void> {
+  await agent.request<C.InitializeResponse>(
+    "initialize",
+    { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
+    "initialize",
+    (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+  );
+  agent.notify("initialized");
+}
+
 export function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
-  return openAgentProcess(ctx, (proc) => new CodexLaneSession(ctx, proc));
+  return openAgentProcess(ctx, (proc) =>
+    new CodexLaneSession(ctx, (h) =>
+      new OwnChannel(
+        new AgentProcess(ctx, proc, {
+          name: CODEX_NAME,
+          modeHint: CODEX_MODE_HINT,
+          // Codex omits "jsonrpc" and numbers its own requests from 0.
+          requireVersion: false,
+          writeVersion: false,
+          onUnmatchedResponse: (m) => ctx.logger.debug(`codex answered an unknown request id ${JSON.stringify(m.id)}`, ctx.sessionId),
+          ...h,
+        }),
+      ),
+    ),
+  );
 }

@@ -3,6 +3,7 @@
 import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
 import type { LaneDriver } from "../lane.js";
+import { codexShareKey, openSharedCodexSession, startCodexConnection } from "./codex-connection.js";
 import { openCodexSession } from "./codex-session.js";
 
 export const rpcDriver: LaneDriver<RpcAgentSpec> = {
@@ -15,5 +16,7 @@ export const rpcDriver: LaneDriver<RpcAgentSpec> = {
       throw errors.unsupportedSelector("open", `mode ${JSON.stringify(options.mode)}: codex app-server has no modes; use options.permission`);
     }
   },
-  open: (ctx) => openCodexSession(ctx),
+  open: (ctx) => (ctx.spec.share && ctx.pool ? openSharedCodexSession(ctx) : openCodexSession(ctx)),
+  // One app-server holds many threads (§13).
+  prewarm: (setup, count) => setup.pool.prewarm(codexShareKey(setup), (setup.spec as RpcAgentSpec).share ?? {}, () => startCodexConnection(setup), count),
 };

@@ -2,11 +2,12 @@
 // `a4aa serve`, each against a loopback mock of its model API: a prompt answered, a shell
 // tool call whose permission request is relayed to the host and allowed, and a cancel.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
-import { reply, type ModelMock, type Reply } from "../../agents/mocks/common.js";
+import { reply, textOf, type ModelMock, type Reply, type Script } from "../../agents/mocks/common.js";
 import { teardownRealRig } from "./teardown.js";
-import { TestSidecar, newMarker, waitNoProcesses, killMarked } from "../../helpers/sidecar.js";
+import { TestSidecar, newMarker, processesWithMarker } from "../../helpers/sidecar.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
 // Writes a file, so that every agent's default (or chosen) mode asks before running it.
@@ -22,7 +23,7 @@ interface Rig {
   spec: AgentSpec;
 }
 
-async function rig(agent: AgentName, script: Reply[], onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never): Promise<Rig> {
+async function rig(agent: AgentName, script: Reply[] | Script, onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never): Promise<Rig> {
   const mock = await startMockFor(agent, script);
   const run = prepareAgent(agent, mock);
   const marker = newMarker();
@@ -111,6 +112,61 @@ export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
         assert.ok(Date.now() - t0 < 5500, "settled within the grace period");
         const again = await r.s.ok("session/prompt", { sessionId: sid, text: "Still there?" });
         assert.match(again.text, /After the cancel\./);
+      } finally {
+        await teardown(r);
+      }
+    });
+  });
+}
+
+/**
+ * §13: two sessions with `share` on one process of the real agent, prompted at once, each
+ * answered by the mock according to its own prompt: each gets its own answer only.
+ */
+export function realAcpShareTest(agent: AgentName): void {
+  describe(`${agent} on a shared process`, { skip: agentsInstalled([agent]) ? false : INSTALL_HINT }, () => {
+    test("R-SHARE-1: two sessions on one shared process each get their own answer", { timeout: TIMEOUT }, async () => {
+      // The mock answers by the code word in the conversation it is sent.
+      const script: Script = (req) => {
+        const body = textOf(req.body);
+        if (body.includes("ALPHA-7")) return reply.slow(["Answer ", "for ", "alpha."], 150);
+        if (body.includes("BRAVO-3")) return reply.slow(["Answer ", "for ", "bravo."], 150);
+        return undefined;
+      };
+      const r = await rig(agent, script);
+      try {
+        const spec = { ...r.spec, share: { maxSessions: 4, idleMs: 1000 } } as AgentSpec;
+        const t0 = Date.now();
+        const a = await r.s.ok("session/open", { spec, cwd: r.run.cwd });
+        const cold = Date.now() - t0;
+        // The agent processes the sidecar started itself (an agent may start helpers per session).
+        const agents = () => processesWithMarker(r.marker).filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === String(r.s.proc.pid));
+        const afterFirst = agents();
+        const t1 = Date.now();
+        const b = await r.s.ok("session/open", { spec, cwd: r.run.cwd });
+        const warm = Date.now() - t1;
+        assert.equal(a.shared, true);
+        assert.equal(b.shared, true);
+        assert.notEqual(a.nativeSessionId, b.nativeSessionId, "two agent sessions");
+        assert.deepEqual(agents(), afterFirst, "the second open started another agent process");
+        assert.equal(afterFirst.length, 1);
+        const [ra, rb] = await Promise.all([
+          r.s.ok("session/prompt", { sessionId: a.sessionId, text: "Code word ALPHA-7: answer." }),
+          r.s.ok("session/prompt", { sessionId: b.sessionId, text: "Code word BRAVO-3: answer." }),
+        ]);
+        assert.match(ra.text, /Answer for alpha\./);
+        assert.doesNotMatch(ra.text, /bravo/);
+        assert.match(rb.text, /Answer for bravo\./);
+        assert.doesNotMatch(rb.text, /alpha/);
+        const chunks = (sid: string) => r.s.events(sid).filter((e) => e.type === "messageChunk").map((e) => (e as { text: string }).text).join("");
+        assert.doesNotMatch(chunks(a.sessionId), /bravo/);
+        assert.doesNotMatch(chunks(b.sessionId), /alpha/);
+        process.stderr.write(`${agent} share: cold open ${cold} ms, warm open ${warm} ms; agent process ${afterFirst[0]} for both sessions\n`);
+        assert.ok(warm < cold, `the second open (${warm} ms) paid a process start like the first (${cold} ms)`);
+        await r.s.ok("session/close", { sessionId: a.sessionId });
+        const again = await r.s.ok("session/prompt", { sessionId: b.sessionId, text: "Code word BRAVO-3 again." });
+        assert.match(again.text, /Answer for bravo\./, "the other session goes on after one closed");
+        await r.s.ok("session/close", { sessionId: b.sessionId });
       } finally {
         await teardown(r);
       }

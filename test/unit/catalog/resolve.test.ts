@@ -124,3 +124,14 @@ test("agents/list probe: versions read in parallel, cached", async () => {
   const again = await c.list(true);
   assert.equal(again.agents.find((a) => a.id === "gemini")!.version, "1.2.3", "cached for the catalog's life");
 });
+
+test("agent.share (§13): on a lane whose catalog entry offers share it becomes the spec's share over the catalog's defaults; elsewhere unsupported_selector", () => {
+  const c = catalogWith(binDir("gemini", "codex"));
+  const g = c.resolve({ id: "gemini", share: { maxSessions: 3 } }).spec as { lane: string; share?: unknown };
+  assert.equal(g.lane, "acp");
+  assert.deepEqual(g.share, { maxSessions: 3 });
+  assert.equal((c.resolve({ id: "gemini" }).spec as { share?: unknown }).share, undefined, "no share unless the host asks");
+  throwsCode(() => c.resolve({ id: "gemini", lane: "cli", share: {} }), "unsupported_selector", /does not hold many sessions per process .*acp/);
+  assert.deepEqual((c.resolve({ id: "codex", share: { idleMs: 5 } }).spec as { share?: unknown }).share, { idleMs: 5 }, "codex app-server threads share a process");
+  throwsCode(() => c.resolve({ id: "codex", lane: "cli", share: {} }), "unsupported_selector", /codex.*cli lane.*offers share on: rpc/);
+});

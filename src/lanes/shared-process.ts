@@ -1,0 +1,358 @@
+// What a lane session speaks through — its own agent process, or its share of a shared one
+// (§13) — and the shared process itself: one process, one link, many agent-side sessions
+// (ACP sessions, Codex threads). The agent's notifications and requests go to the session
+// whose agent-side id they name (R-SHARE-1). A message naming an id not bound yet (the
+// agent may speak of a session before the answer that names it has been read) waits
+// briefly for the bind.
+import path from "node:path";
+import type { AgentSpec } from "../../generated/ts/types.js";
+import { A4aaError, RpcErrorCode } from "../errors.js";
+import { startPipe, type PipeProcess } from "../supervise/spawn.js";
+import { withoutProcessTap } from "../supervise/taps.js";
+import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
+import { AgentProcess, DEFAULT_HANDSHAKE_TIMEOUT_MS, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import type { LaneContext, ShareSetup } from "./lane.js";
+import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
+
+/** Messages for an agent-side id not bound yet: at most this many, this long. */
+const UNBOUND_KEPT = 1024;
+const UNBOUND_WAIT_MS = 10_000;
+/** How long the agent has to answer a session's goodbye (session/close, thread/unsubscribe). */
+const GOODBYE_MS = 5_000;
+
+/** One session's side of the agent's messages. */
+export interface RoutedSession {
+  onRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown>;
+  onNotification(method: string, params: unknown): void;
+  /** The process died or the session's part of it ended: fail what waits besides requests. */
+  onEnd(err: A4aaError): void;
+}
+
+/** What a lane session speaks through. */
+export interface LaneChannel {
+  readonly fatal: A4aaError | null;
+  readonly alive: boolean;
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
+  notify(method: string, params?: unknown): void;
+  /** The agent's id of this session is known: its messages are routed here from now on. */
+  bind(nativeSessionId: string): void;
+  /** The session's handshake is over. */
+  ready(): void;
+  noteDescendants(): void;
+  /** Ends the session's part (`first`: what it started, e.g. terminals), and the process when it is its own. */
+  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }>;
+}
+
+/** A session's own agent process (no `share`). */
+export class OwnChannel implements LaneChannel {
+  constructor(readonly agent: AgentProcess) {}
+  get fatal(): A4aaError | null {
+    return this.agent.fatal;
+  }
+  get alive(): boolean {
+    return this.agent.alive;
+  }
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
+    return this.agent.request<R>(method, params, stage, refused);
+  }
+  notify(method: string, params?: unknown): void {
+    this.agent.notify(method, params);
+  }
+  bind(): void {}
+  ready(): void {
+    this.agent.phase = "ready";
+  }
+  noteDescendants(): void {
+    this.agent.proc.noteDescendants();
+  }
+  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
+    return this.agent.close(first);
+  }
+}
+
+interface Unbound {
+  id: string;
+  deliver(h: RoutedSession): void;
+  timer: NodeJS.Timeout;
+}
+
+export interface SharedProcessOptions extends Pick<AgentProcessOptions, "name" | "modeHint" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
+  /** The agent-side session a message is about (ACP sessionId, Codex threadId), or null. */
+  sessionOf(method: string, params: unknown): string | null;
+  /** Notifications naming no session that are the whole process's (Codex's account rate limits): every session gets them. Others are dropped. */
+  broadcast(method: string): boolean;
+  /** What the lane calls a session in messages ("session", "thread"). */
+  idName: string;
+}
+
+/** The shared process's own cwd: the spec's `command.cwd`, else the sidecar's (each session's cwd goes in its session/new or thread/start). */
+export function processCwd(spec: AgentSpec): string {
+  return path.resolve(spec.command.cwd ?? process.cwd());
+}
+
+/** The sharing key: what the process runs with, not what its sessions ask for. */
+export function laneShareKey(s: ShareSetup, lane: Record<string, unknown>): string {
+  const spec = s.spec as AgentSpec & { share?: unknown; handshakeTimeoutMs?: number };
+  return shareKey({
+    lane: spec.lane,
+    program: spec.command.program,
+    args: spec.command.args ?? [],
+    cwd: processCwd(spec),
+    env: s.env,
+    clientName: s.clientName,
+    maxOutputBytes: s.maxOutputBytes,
+    handshakeTimeoutMs: spec.handshakeTimeoutMs ?? s.handshakeTimeoutMs ?? null,
+    share: spec.share ?? null,
+    ...lane,
+  });
+}
+
+export class SharedProcess implements PooledProcess {
+  readonly agent: AgentProcess;
+  readonly name: string;
+  private readonly routes = new Map<string, RoutedSession>();
+  private readonly unbound: Unbound[] = [];
+  private readonly deaths: (() => void)[] = [];
+
+  constructor(
+    protected readonly ctx: LaneContext,
+    proc: PipeProcess,
+    private readonly o: SharedProcessOptions,
+  ) {
+    this.name = ctx.sessionId;
+    this.agent = new AgentProcess(ctx, proc, {
+      name: o.name,
+      modeHint: o.modeHint,
+      requireVersion: o.requireVersion,
+      writeVersion: o.writeVersion,
+      onUnmatchedResponse: o.onUnmatchedResponse,
+      onRequest: (method, params, rctx) => this.route(method, params, rctx) as Promise<unknown>,
+      onNotification: (method, params) => void this.route(method, params, null),
+      // Its stderr belongs to no one session: it is kept for error details, never streamed.
+      inTurn: () => false,
+      onEnd: (err) => {
+        for (const u of this.unbound.splice(0)) clearTimeout(u.timer);
+        for (const h of this.routes.values()) h.onEnd(err);
+        if (err.code !== "session_closed") for (const cb of this.deaths.splice(0)) cb();
+      },
+    });
+  }
+
+  get alive(): boolean {
+    return this.agent.alive;
+  }
+
+  onDeath(cb: () => void): void {
+    this.deaths.push(cb);
+  }
+
+  close(): Promise<{ clean: boolean; detail?: string }> {
+    return this.agent.close();
+  }
+
+  attach(id: string, h: RoutedSession): void {
+    this.routes.set(id, h);
+    for (let i = 0; i < this.unbound.length; ) {
+      const u = this.unbound[i];
+      if (u.id !== id) {
+        i++;
+        continue;
+      }
+      this.unbound.splice(i, 1);
+      clearTimeout(u.timer);
+      u.deliver(h);
+    }
+  }
+
+  detach(id: string): void {
+    this.routes.delete(id);
+  }
+
+  /** Hands a message of the agent to the session it names (`rctx`: it is a request). */
+  private route(method: string, params: unknown, rctx: RequestContext | null): Promise<unknown> | void {
+    const { o } = this;
+    const named = o.sessionOf(method, params);
+    const h = named === null ? undefined : this.routes.get(named);
+    if (h) return rctx ? h.onRequest(method, params, rctx) : h.onNotification(method, params);
+    if (named === null && !rctx && o.broadcast(method)) {
+      for (const each of this.routes.values()) each.onNotification(method, params);
+      return;
+    }
+    const refusal = () =>
+      new RpcHandlerError(
+        RpcErrorCode.InvalidParams,
+        named === null ? `${method} names no ${o.idName}; on a shared process every request must name its ${o.idName}` : `no ${o.idName} ${JSON.stringify(named)} on this client`,
+      );
+    if (named === null || this.unbound.length >= UNBOUND_KEPT) {
+      this.ctx.logger.debug(`shared agent: ${method} ${named === null ? `naming no ${o.idName}` : `for unknown ${o.idName} ${named}`} was dropped`, this.name);
+      if (rctx) return Promise.reject(refusal());
+      return;
+    }
+    return new Promise<unknown>((resolve, reject) => {
+      const u: Unbound = {
+        id: named,
+        deliver: (to) => {
+          if (!rctx) return void to.onNotification(method, params);
+          to.onRequest(method, params, rctx).then(resolve, reject);
+        },
+        timer: setTimeout(() => {
+          const i = this.unbound.indexOf(u);
+          if (i >= 0) this.unbound.splice(i, 1);
+          this.ctx.logger.debug(`shared agent: ${method} for ${o.idName} ${named}, which no session here holds, was dropped`, this.name);
+          if (rctx) reject(refusal());
+          else resolve(undefined);
+        }, UNBOUND_WAIT_MS),
+      };
+      this.unbound.push(u);
+    });
+  }
+}
+
+/** One session's share of a SharedProcess. */
+export class SharedChannel implements LaneChannel {
+  private nativeId: string | null = null;
+  private closed: A4aaError | null = null;
+  private readonly pending = new Set<(e: A4aaError) => void>();
+
+  /** `goodbye`: the request that tells the agent the session ended (none: it is just forgotten). */
+  constructor(
+    private readonly shared: SharedProcess,
+    private readonly lease: Lease<SharedProcess>,
+    private readonly h: RoutedSession,
+    private readonly ctx: LaneContext,
+    private readonly goodbye?: (nativeId: string) => { method: string; params: unknown } | null,
+  ) {}
+
+  get fatal(): A4aaError | null {
+    return this.shared.agent.fatal ?? this.closed;
+  }
+
+  get alive(): boolean {
+    return this.shared.alive && !this.closed;
+  }
+
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
+    if (this.closed) return Promise.reject(this.closed);
+    // The session's handshake (session/new, thread/start) has the deadline an own process's has.
+    const ms = stage === "initialize" ? ((this.ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? this.ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS) : 0;
+    return new Promise<R>((resolve, reject) => {
+      // Closing the session fails what it still waits for, as closing its own process would.
+      this.pending.add(reject);
+      const timer = ms
+        ? setTimeout(() => {
+            this.pending.delete(reject);
+            reject(
+              new A4aaError(
+                "initialize_failed",
+                "initialize",
+                `the shared agent did not answer ${method} within ${ms} ms; a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout`,
+                { retryable: true, uncertainEffect: true },
+              ),
+            );
+          }, ms)
+        : undefined;
+      this.shared.agent.request<R>(method, params, stage, refused, this.ctx.signal).then(
+        (v) => {
+          clearTimeout(timer);
+          this.pending.delete(reject);
+          resolve(v);
+        },
+        (e) => {
+          clearTimeout(timer);
+          this.pending.delete(reject);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  notify(method: string, params?: unknown): void {
+    if (!this.closed) this.shared.agent.notify(method, params);
+  }
+
+  bind(nativeSessionId: string): void {
+    this.nativeId = nativeSessionId;
+    this.shared.attach(nativeSessionId, this.h);
+  }
+
+  ready(): void {}
+
+  noteDescendants(): void {
+    this.shared.agent.proc.noteDescendants();
+  }
+
+  async close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
+    if (this.closed) return { clean: true };
+    this.closed = new A4aaError("session_closed", "close", "the session was closed");
+    const othersClean = first ? await first() : true;
+    const id = this.nativeId;
+    const bye = id !== null && this.shared.alive ? this.goodbye?.(id) : null;
+    if (bye) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.shared.agent.request(bye.method, bye.params, "prompt"),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${GOODBYE_MS} ms`)), GOODBYE_MS))),
+      ])
+        .catch((e) => this.ctx.logger.debug(`the shared agent's ${bye.method} of ${id} failed: ${(e as Error).message}`, this.ctx.sessionId))
+        .finally(() => clearTimeout(timer));
+    }
+    if (id !== null) this.shared.detach(id);
+    this.h.onEnd(this.closed);
+    for (const reject of this.pending) reject(this.closed);
+    this.pending.clear();
+    this.lease.release();
+    return othersClean ? { clean: true } : { clean: false, detail: "processes survived the stop ladder: a terminal" };
+  }
+}
+
+let counter = 0;
+
+/**
+ * Starts a shared process for `s` and runs `handshake` on it (a failed start stops it all
+ * first). `make` builds the lane's SharedProcess on the started process.
+ */
+export async function startSharedProcess<T extends SharedProcess>(
+  s: ShareSetup,
+  make: (ctx: LaneContext, proc: PipeProcess) => T,
+  handshake: (shared: T) => Promise<void>,
+): Promise<T> {
+  const spec = s.spec;
+  const cwd = processCwd(spec);
+  // Started outside the opening session's tap: a recording holds no other session's traffic.
+  const proc = await withoutProcessTap(() =>
+    startPipe({ program: spec.command.program, args: spec.command.args, cwd, env: s.env, name: `${spec.id} (${spec.lane}, shared)` }),
+  );
+  const ctx: LaneContext = {
+    sessionId: `shared-${spec.lane}-${++counter}`,
+    spec,
+    cwd,
+    env: s.env,
+    options: { permission: "ask" },
+    clientName: s.clientName,
+    clientVersion: s.clientVersion,
+    maxOutputBytes: s.maxOutputBytes,
+    handshakeTimeoutMs: s.handshakeTimeoutMs,
+    logger: s.logger,
+    gate: s.gate,
+    // Nothing of the process itself is any session's event.
+    emit: () => undefined,
+    askPermission: async () => ({ outcome: "cancelled" }),
+    signal: new AbortController().signal,
+  };
+  const shared = make(ctx, proc);
+  try {
+    await handshake(shared);
+    shared.agent.phase = "ready";
+    s.logger.info(`shared agent process ${ctx.sessionId} (pid ${proc.pid}) is ready`, ctx.sessionId);
+    return shared;
+  } catch (e) {
+    await shared.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The setup of a shared process, from a session's context. */
+export function shareSetupOf(ctx: LaneContext): ShareSetup {
+  const { spec, env, clientName, clientVersion, maxOutputBytes, handshakeTimeoutMs, logger, gate } = ctx;
+  return { spec, env, clientName, clientVersion, maxOutputBytes, handshakeTimeoutMs, logger, gate, pool: ctx.pool! };
+}
