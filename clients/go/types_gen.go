@@ -4575,6 +4575,11 @@ func (v AgentSelection) MarshalJSON() ([]byte, error) {
 type AgentLane struct {
 	Lane Lane `json:"lane"`
 
+	// The agent holds many sessions per process on this lane: `session/open {agent: {id, lane,
+	// share}}` may run it on a shared process (§13); these are the catalog's defaults for the
+	// selection's unset fields.
+	Share *ShareOptions `json:"share,omitempty"`
+
 	Driver *CliDriver `json:"driver,omitempty"`
 
 	Dialect *RpcDialect `json:"dialect,omitempty"`
@@ -4605,6 +4610,11 @@ func decodeAgentLaneFields(m map[string]json.RawMessage) (AgentLane, error) {
 	} else {
 		return v, missingField("AgentLane", "lane")
 	}
+	if raw, ok := m["share"]; ok {
+		if v.Share, err = ptrOf(decodeShareOptions)(raw); err != nil {
+			return v, fieldError("AgentLane", "share", err)
+		}
+	}
 	if raw, ok := m["driver"]; ok {
 		if v.Driver, err = ptrOf(decodeCliDriver)(raw); err != nil {
 			return v, fieldError("AgentLane", "driver", err)
@@ -4629,7 +4639,7 @@ func decodeAgentLaneFields(m map[string]json.RawMessage) (AgentLane, error) {
 	} else {
 		return v, missingField("AgentLane", "args")
 	}
-	v.Extra = extraFields(m, "lane", "driver", "dialect", "program", "args")
+	v.Extra = extraFields(m, "lane", "share", "driver", "dialect", "program", "args")
 	return v, nil
 }
 
@@ -4647,6 +4657,9 @@ func (v *AgentLane) UnmarshalJSON(data []byte) error {
 func (v AgentLane) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("lane", v.Lane)
+	if v.Share != nil {
+		w.field("share", v.Share)
+	}
 	if v.Driver != nil {
 		w.field("driver", v.Driver)
 	}

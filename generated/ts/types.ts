@@ -830,6 +830,7 @@ export interface AgentEntry {
  */
 export interface AgentLane {
   lane: Lane;
+  share?: ShareOptions;
   driver?: CliDriver;
   dialect?: RpcDialect;
   program: string;

@@ -88,6 +88,7 @@ export class AgentCatalog {
             lane: l.lane,
             ...(l.driver ? { driver: l.driver } : {}),
             ...(l.dialect ? { dialect: l.dialect } : {}),
+            ...(l.share ? { share: { ...l.share } } : {}),
             program: expand(l.program),
             args: l.args.map(expand),
           })),

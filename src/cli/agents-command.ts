@@ -60,7 +60,8 @@ export async function agentsCommand(argv: string[]): Promise<number> {
   }
   const rows = [["ID", "NAME", "LANES", "INSTALLED", "VERSION"]];
   for (const a of result.agents) {
-    const lanes = a.lanes.map((l) => l.lane).join(",");
+    // `*`: the lane can run many sessions on one agent process (share, §13).
+    const lanes = a.lanes.map((l) => `${l.lane}${l.share ? "*" : ""}`).join(",");
     const version = values.probe
       ? `${a.version ?? (a.installed ? "?" : "-")}${a.testedVersion ? ` (tested ${a.testedVersion})` : ""}`
       : a.testedVersion
@@ -70,6 +71,9 @@ export async function agentsCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(table(rows));
   const n = result.agents.filter((a) => a.installed).length;
+  if (result.agents.some((a) => a.lanes.some((l) => l.share))) {
+    process.stdout.write("\n* the lane can hold many sessions on one agent process: open with agent.share (or prewarm with agents/prewarm)");
+  }
   process.stdout.write(`\n${n} of ${result.agents.length} agents installed here.${values.probe ? "" : " --probe reads their versions; a4aa doctor checks them."}\n`);
   return 0;
 }

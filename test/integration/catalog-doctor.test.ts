@@ -59,6 +59,12 @@ test("a4aa agents: a table by default, agents/list's result with --json, usage e
   const oc = doc.agents.find((a: { id: string }) => a.id === "opencode");
   assert.equal(oc.version, "1.18.33");
   assert.equal(oc.installed, true);
+  // R-SHARE-1: which lanes can share one process is part of the catalog (a `*` in the table).
+  assert.match(table.stdout, /^gemini\s+Gemini CLI\s+acp\*,cli\s/m);
+  assert.match(table.stdout, /^\* the lane can hold many sessions on one agent process/m);
+  const gemini = doc.agents.find((a: { id: string }) => a.id === "gemini");
+  assert.deepEqual(gemini.lanes.find((l: { lane: string }) => l.lane === "acp").share, {});
+  assert.equal(gemini.lanes.find((l: { lane: string }) => l.lane === "cli").share, undefined);
   const bad = a4aa(["agents", "--jsn"], { PATH });
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--jsn/);

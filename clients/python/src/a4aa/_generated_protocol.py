@@ -2217,6 +2217,11 @@ class AgentLane:
     lane: Lane
     program: str
     args: List[str]
+    share: Optional[ShareOptions] = None
+    """The agent holds many sessions per process on this lane: `session/open {agent: {id, lane,
+    share}}` may run it on a shared process (§13); these are the catalog's defaults for the
+    selection's unset fields.
+    """
     driver: Optional[CliDriver] = None
     dialect: Optional[RpcDialect] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
@@ -2226,6 +2231,8 @@ class AgentLane:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
         out: Dict[str, Any] = {}
         out["lane"] = _c.encode(self.lane)
+        if self.share is not None:
+            out["share"] = _c.encode(self.share)
         if self.driver is not None:
             out["driver"] = _c.encode(self.driver)
         if self.dialect is not None:
@@ -2245,6 +2252,7 @@ class AgentLane:
     def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentLane:
         return cls(
             lane=_c.required(d, "lane", path, _decode_Lane),
+            share=_c.optional(d, "share", path, ShareOptions.from_json, None),
             driver=_c.optional(d, "driver", path, _decode_CliDriver, None),
             dialect=_c.optional(d, "dialect", path, _decode_RpcDialect, None),
             program=_c.required(d, "program", path, _c.string_min(1)),
@@ -2253,7 +2261,7 @@ class AgentLane:
         )
 
 
-_AgentLane_FIELDS: FrozenSet[str] = frozenset({"lane", "driver", "dialect", "program", "args"})
+_AgentLane_FIELDS: FrozenSet[str] = frozenset({"lane", "share", "driver", "dialect", "program", "args"})
 
 
 @dataclass(kw_only=True)
