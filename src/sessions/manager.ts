@@ -13,6 +13,7 @@ import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
+import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
 import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import type { SessionService } from "./service.js";
 import { AgentCatalog } from "../catalog/catalog.js";
@@ -80,6 +81,7 @@ export class SessionManager implements SessionService {
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
     secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
+    secrets.add(mcpLiterals(params.options?.mcpServers));
     const env = buildChildEnv({
       policy: spec.command.env,
       sessionEnv: params.env,
@@ -87,6 +89,8 @@ export class SessionManager implements SessionService {
       trustHostEnv: this.o.trustHostEnv,
     });
     if (!env.ok) throw env.error;
+    // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
+    checkMcpServers(params.options?.mcpServers);
 
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
@@ -95,10 +99,6 @@ export class SessionManager implements SessionService {
     if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share) {
       // Being built (issue 19).
       throw errors.unsupportedSelector("open", `share: shared agent processes are not available in this build`);
-    }
-    if (options.mcpServers?.length) {
-      // Being built per lane (issue 17); until a lane hands them on, none silently drops them.
-      throw errors.unsupportedSelector("open", `options.mcpServers: the ${spec.lane} lane cannot hand MCP servers to its agent in this build`);
     }
 
     const id = `${this.idPrefix}-${++this.counter}`;

@@ -1,6 +1,7 @@
 // One `codex app-server` process driven as its client: the handshake (initialize,
 // initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
+import { codexMcpConfig, mcpCapabilities, type McpTransports } from "../mcp-servers.js";
 import { TEXT_ONLY } from "../prompt-content.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
@@ -63,6 +64,9 @@ class ActiveTurn {
   }
 }
 
+/** Codex takes stdio and streamable-HTTP MCP servers; it has no SSE transport. */
+export const CODEX_MCP: McpTransports = { stdio: true, http: true, sse: false };
+
 export class CodexLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
   readonly agentInfo = null;
@@ -74,7 +78,7 @@ export class CodexLaneSession implements LaneSession {
     permissions: true,
     images: false,
     content: TEXT_ONLY,
-    mcp: { stdio: false, http: false },
+    mcp: mcpCapabilities(CODEX_MCP),
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
 
@@ -135,7 +139,8 @@ export class CodexLaneSession implements LaneSession {
     this.agent.notify("initialized");
 
     const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
-    const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
+    const mcp = ctx.options.mcpServers?.length ? { config: codexMcpConfig(ctx.options.mcpServers) } : {};
+    const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}), ...mcp };
     const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
     const refused: Refusal = (e) =>
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)

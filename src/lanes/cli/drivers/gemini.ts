@@ -1,6 +1,7 @@
 // `gemini`: Gemini CLI headless, `gemini -o stream-json --prompt=<text>`, one process per
 // turn. Events: init (session id), message (user echo; assistant deltas), tool_use,
 // tool_result, error (warnings and errors), result (status, stats).
+import { geminiMcpServers } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
 import { json, num, obj, str } from "../loose-json.js";
@@ -119,4 +120,13 @@ export const geminiDriver: PerTurnDriver = {
   newSessionId: () => randomUUID(),
   command: geminiCommand,
   parser: geminiParser,
+  // A per-session settings file with `mcpServers`, read as Gemini's system settings
+  // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, 0.61): it stands in for /etc/gemini-cli/settings.json
+  // and is merged over the user's settings.
+  mcp: {
+    caps: { stdio: true, http: true, sse: true },
+    render: (servers, dir) => ({
+      env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: dir().write("settings.json", JSON.stringify({ mcpServers: geminiMcpServers(servers) })) },
+    }),
+  },
 };

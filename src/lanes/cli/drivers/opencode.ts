@@ -1,6 +1,7 @@
 // `opencode`: `opencode run --format json --thinking … -- <prompt>`, one process per turn.
 // Events: step_start, text (whole parts), reasoning, tool_use (finished tools), step_finish
 // (tokens, cost), error. There is no final event: the turn ends when the process exits.
+import { opencodeMcpConfig } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
 import { json, num, obj, str } from "../loose-json.js";
@@ -129,4 +130,7 @@ export const opencodeDriver: PerTurnDriver = {
   resume: true,
   command: opencodeCommand,
   parser: opencodeParser,
+  // OPENCODE_CONFIG_CONTENT: inline config merged over opencode's own files; `mcp` entries
+  // (`local` command arrays, `remote` URLs — streamable HTTP with SSE fallback).
+  mcp: { caps: { stdio: true, http: true, sse: true }, render: (servers) => ({ env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeMcpConfig(servers)) } }) },
 };
