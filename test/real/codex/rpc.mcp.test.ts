@@ -5,6 +5,9 @@ import { mcpRealCase } from "../helpers/mcp-case.js";
 mcpRealCase({
   agent: "codex",
   npmPackage: "@openai/codex",
-  spec: (run) => ({ id: "codex", lane: "rpc", dialect: "codexAppServer", command: run.command(["app-server"]) }),
-  expectName: /everything.*echo/,
+  // Codex 0.171 defers MCP tools behind its `tool_search` tool for the models of its catalog
+  // (gpt-5.5 here); a model it does not know gets them as a `namespace` tool
+  // `mcp__everything`, which the mock model can call in one step.
+  spec: (run) => ({ id: "codex", lane: "rpc", dialect: "codexAppServer", command: run.command(["-c", 'model="a4aa-mock-model"', "app-server"]) }),
+  expectName: /^mcp__everything\/echo$/,
 });

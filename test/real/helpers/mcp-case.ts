@@ -23,7 +23,11 @@ const SIDECAR_ONLY_VALUE = "sidecar-only-value-4711";
 export function mcpToolName(req: RecordedRequest, server: string): string | undefined {
   const body = JSON.stringify(req.body ?? null);
   const names = [...body.matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]);
-  return names.find((n) => n.includes(server) && /echo$/.test(n)) ?? names.find((n) => n === "echo");
+  const direct = names.find((n) => n.includes(server) && /echo$/.test(n));
+  if (direct) return direct;
+  // Codex offers an MCP server's tools as a Responses `namespace` tool `mcp__<server>`.
+  const ns = names.find((n) => n === `mcp__${server}`);
+  return ns && names.includes("echo") ? `${ns}/echo` : undefined;
 }
 
 export interface McpCase {
@@ -44,13 +48,16 @@ export function mcpRealCase(c: McpCase): void {
     it("R-MCP-1: the model calls the real MCP server's echo tool; its answer comes back into the turn", { timeout: 100_000 }, () =>
       withHost(async (h) => {
         let offered: string | undefined;
+        let getEnv = "get-env";
         // 1st request: call echo; 2nd (echo's answer in it): call get-env; 3rd: the final text.
         const script = (req: RecordedRequest, i: number): Reply => {
           if (i === 0) {
             offered = mcpToolName(req, "everything");
+            // Codex turns `get-env` into `get_env`.
+            getEnv = JSON.stringify(req.body ?? null).includes('"name":"get_env"') ? "get_env" : "get-env";
             return offered ? reply.tool(offered, { message: MESSAGE }) : reply.text("no MCP echo tool offered");
           }
-          if (i === 1 && offered) return reply.tool(offered.replace(/echo$/, "get-env"), {});
+          if (i === 1 && offered) return reply.tool(offered.replace(/echo$/, getEnv), {});
           return reply.text(FINAL);
         };
         const mock = await startMockFor(c.agent, script);
@@ -67,7 +74,7 @@ export function mcpRealCase(c: McpCase): void {
           const s = await open(h, { spec: c.spec(run), cwd: run.cwd, options: { ...(c.options?.(run) ?? {}), mcpServers: [server] } });
           assert.equal(s.capabilities.mcp.stdio, true, "capabilities.mcp.stdio");
           const out = await h.request("session/prompt", { sessionId: s.sessionId, text: "Call the echo tool." });
-          assert.ok(offered, `the agent offered the MCP echo tool; tools seen: ${JSON.stringify(mock.mainRequests()[0]?.body ?? null).slice(0, 400)}`);
+          assert.ok(offered, `the agent offered the MCP echo tool; names in the request: ${[...JSON.stringify(mock.mainRequests()[0]?.body ?? null).matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]).join(" ")}`);
           assert.match(offered!, c.expectName, "the agent's name for the MCP tool");
           assert.equal(out.stopReason, "endTurn");
           assert.match(out.text, new RegExp(FINAL.replace(".", "\\.")));
@@ -81,7 +88,7 @@ export function mcpRealCase(c: McpCase): void {
           // R-MCP-2: the server's environment (its get-env tool) holds its env literal and
           // nothing the sidecar alone had (the agent's own, already bounded, may be merged).
           const envText = JSON.stringify(mock.mainRequests()[2]?.body ?? null);
-          assert.match(envText, /mcp-env-literal-0123/, "the MCP server got its env literal");
+          assert.match(envText, /mcp-env-literal-0123/, `the MCP server got its env literal; names offered: ${[...JSON.stringify(mock.mainRequests()[0]?.body ?? null).matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]).join(" ")}`);
           assert.doesNotMatch(envText, new RegExp(SIDECAR_ONLY_VALUE), "nothing of the sidecar's own environment reached the MCP server");
           const names = [...new Set([...envText.matchAll(/\\+"([A-Z][A-Z0-9_]+)\\+":/g)].map((m) => m[1]))];
           console.log(`# ${c.agent}: the MCP server's environment names: ${names.join(" ")}`);
