@@ -1,7 +1,7 @@
 // `options.mcpServers` (a4aa.v1 §11, R-MCP-1/2): one check for every lane, the literals the
 // redactor must hide (R-REC-1), and each agent's native form of the servers. The session
 // layer checks and feeds the redactor before anything is spawned; each lane renders.
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { JsonObject, McpCapabilities, McpHttpServer, McpServer, McpStdioServer } from "../../generated/ts/types.js";
@@ -163,8 +163,10 @@ export function opencodeMcpConfig(servers: readonly McpServer[]): { mcp: Record<
 /** A private folder (0700) for files that hold MCP configuration; `remove()` at session close. */
 export class PrivateDir {
   readonly path: string;
-  constructor(prefix: string) {
-    this.path = mkdtempSync(path.join(tmpdir(), `a4aa-${prefix}-`));
+  /** `base`: the folder to make it in (default the system's temporary folder), created 0700. */
+  constructor(prefix: string, base = tmpdir()) {
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    this.path = mkdtempSync(path.join(base, `a4aa-${prefix}-`));
     chmodSync(this.path, 0o700);
   }
   /** Writes `name` (mode 0600) and returns its path. */
