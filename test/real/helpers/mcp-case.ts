@@ -49,15 +49,33 @@ export function mcpRealCase(c: McpCase): void {
       withHost(async (h) => {
         let offered: string | undefined;
         let getEnv = "get-env";
-        // 1st request: call echo; 2nd (echo's answer in it): call get-env; 3rd: the final text.
+        // The request indexes after which the echo and get-env answers come back.
+        let echoAt = -1;
+        let envAt = -1;
+        let searched = false;
+        // Call echo, then get-env, then say the final text. An agent that defers MCP tools
+        // behind a `tool_search` tool (Qwen Code 0.15) first gets them loaded by name.
         const script = (req: RecordedRequest, i: number): Reply => {
-          if (i === 0) {
+          const body = JSON.stringify(req.body ?? null);
+          if (echoAt < 0) {
             offered = mcpToolName(req, "everything");
             // Codex turns `get-env` into `get_env`.
-            getEnv = JSON.stringify(req.body ?? null).includes('"name":"get_env"') ? "get_env" : "get-env";
-            return offered ? reply.tool(offered, { message: MESSAGE }) : reply.text("no MCP echo tool offered");
+            getEnv = body.includes('"name":"get_env"') ? "get_env" : "get-env";
+            if (offered) {
+              echoAt = i;
+              return reply.tool(offered, { message: MESSAGE });
+            }
+            const deferred = body.match(/mcp__everything__echo/);
+            if (deferred && !searched && body.includes('"name":"tool_search"')) {
+              searched = true;
+              return reply.tool("tool_search", { query: "select:mcp__everything__echo,mcp__everything__get-env" });
+            }
+            return reply.text("no MCP echo tool offered");
           }
-          if (i === 1 && offered) return reply.tool(offered.replace(/echo$/, getEnv), {});
+          if (envAt < 0) {
+            envAt = i;
+            return reply.tool(offered!.replace(/echo$/, getEnv), {});
+          }
           return reply.text(FINAL);
         };
         const mock = await startMockFor(c.agent, script);
@@ -74,11 +92,11 @@ export function mcpRealCase(c: McpCase): void {
           const s = await open(h, { spec: c.spec(run), cwd: run.cwd, options: { ...(c.options?.(run) ?? {}), mcpServers: [server] } });
           assert.equal(s.capabilities.mcp.stdio, true, "capabilities.mcp.stdio");
           const out = await h.request("session/prompt", { sessionId: s.sessionId, text: "Call the echo tool." });
-          assert.ok(offered, `the agent offered the MCP echo tool; names in the request: ${[...JSON.stringify(mock.mainRequests()[0]?.body ?? null).matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]).join(" ")}`);
+          assert.ok(offered, `the agent offered the MCP echo tool; names in the request: ${JSON.stringify(mock.mainRequests()[0]?.body ?? null).match(/.{0,200}everything.{0,200}/g)?.slice(0, 3).join(" || ")} ;; ${[...JSON.stringify(mock.mainRequests()[0]?.body ?? null).matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]).join(" ")}`);
           assert.match(offered!, c.expectName, "the agent's name for the MCP tool");
           assert.equal(out.stopReason, "endTurn");
           assert.match(out.text, new RegExp(FINAL.replace(".", "\\.")));
-          const followUp = JSON.stringify(mock.mainRequests()[1]?.body ?? null);
+          const followUp = JSON.stringify(mock.mainRequests()[echoAt + 1]?.body ?? null);
           assert.match(followUp, new RegExp(`Echo: ${MESSAGE}`), "the MCP server's answer went back to the model");
           const ev = h.eventsOf(s.sessionId);
           assert.ok(
@@ -87,7 +105,7 @@ export function mcpRealCase(c: McpCase): void {
           );
           // R-MCP-2: the server's environment (its get-env tool) holds its env literal and
           // nothing the sidecar alone had (the agent's own, already bounded, may be merged).
-          const envText = JSON.stringify(mock.mainRequests()[2]?.body ?? null);
+          const envText = JSON.stringify(mock.mainRequests()[envAt + 1]?.body ?? null);
           assert.match(envText, /mcp-env-literal-0123/, `the MCP server got its env literal; names offered: ${[...JSON.stringify(mock.mainRequests()[0]?.body ?? null).matchAll(/"name":"([^"]+)"/g)].map((m) => m[1]).join(" ")}`);
           assert.doesNotMatch(envText, new RegExp(SIDECAR_ONLY_VALUE), "nothing of the sidecar's own environment reached the MCP server");
           const names = [...new Set([...envText.matchAll(/\\+"([A-Z][A-Z0-9_]+)\\+":/g)].map((m) => m[1]))];
