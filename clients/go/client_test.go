@@ -54,7 +54,7 @@ func TestPromptStreamsEventsInOrderAndHandlerAnswersPermission(t *testing.T) {
 		t.Fatalf("open: %+v", open)
 	}
 	events := collect(c.Events(open.SessionID))
-	out, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "hello"})
+	out, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestPermissionWithoutHandlerFailsClosed(t *testing.T) {
 	c := startSidecar(t, Options{})
 	open := openExample(t, c, nil)
 	events := collect(c.Events(open.SessionID))
-	out, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "hello"})
+	out, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestCancelDuringTurn(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "/slow 100"})
+		out, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "/slow 100"))
 		done <- result{out, err}
 	}()
 	select {
@@ -154,7 +154,7 @@ func TestCancelDuringTurn(t *testing.T) {
 		t.Fatal("no event from the slow turn")
 	}
 	// A second prompt while the turn runs: turn_in_progress, retryable.
-	_, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "again"})
+	_, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "again"))
 	var e *Error
 	if !errors.As(err, &e) || e.Code != ErrorCodeTurnInProgress || !e.Retryable || e.Stage != ErrorStagePrompt {
 		t.Fatalf("second prompt: %v", err)
@@ -182,7 +182,7 @@ func TestCloseEndsEventsAndIsIdempotent(t *testing.T) {
 		}
 	}
 	waitEvents(t, events)
-	_, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "x"})
+	_, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "x"))
 	if !IsCode(err, ErrorCodeUnknownSession) {
 		t.Fatalf("prompt after close: %v", err)
 	}
@@ -207,7 +207,7 @@ func TestErrorKinds(t *testing.T) {
 			return err
 		}, -32602, ErrorCodeInvalidParams, ErrorStageOpen},
 		{"unknown_session", func() error {
-			_, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: "no-such-session", Text: "x"})
+			_, err := c.SessionPrompt(testCtx(t), Prompt("no-such-session", "x"))
 			return err
 		}, -32001, ErrorCodeUnknownSession, ErrorStagePrompt},
 		{"unsupported_selector", func() error {
@@ -246,7 +246,7 @@ func TestPeerClosedWhenSidecarDies(t *testing.T) {
 	open := openExample(t, c, nil)
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "/slow 200"})
+		_, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "/slow 200"))
 		done <- err
 	}()
 	<-c.Events(open.SessionID) // the turn is running
@@ -273,7 +273,7 @@ func TestTenMiBPrompt(t *testing.T) {
 	c := startSidecar(t, Options{})
 	open := openExample(t, c, nil)
 	text := "/size " + strings.Repeat("x", 10<<20)
-	out, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: text})
+	out, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, text))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestLine64MiBThroughSidecar(t *testing.T) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	out, err := c.SessionPrompt(ctx, SessionPromptParams{SessionID: open.SessionID, Text: "/echo " + word})
+	out, err := c.SessionPrompt(ctx, Prompt(open.SessionID, "/echo "+word))
 	if err != nil {
 		t.Fatal(err)
 	}

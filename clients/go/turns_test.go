@@ -55,7 +55,7 @@ func TestPromptStreamOnAcpAndCliLanes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for turn := 0; turn < 2; turn++ {
-			items := drain(t, c.PromptStream(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: lane.prompt}))
+			items := drain(t, c.PromptStream(testCtx(t), Prompt(open.SessionID, lane.prompt)))
 			last, ok := items[len(items)-1].(TurnEnd)
 			if !ok || last.Err != nil || last.Outcome == nil {
 				t.Fatalf("the stream does not end with an outcome: %+v", items[len(items)-1])
@@ -73,7 +73,7 @@ func TestPromptStreamOnAcpAndCliLanes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	items := drain(t, c.PromptStream(testCtx(t), SessionPromptParams{SessionID: "no-such-session", Text: "x"}))
+	items := drain(t, c.PromptStream(testCtx(t), Prompt("no-such-session", "x")))
 	if te, ok := items[len(items)-1].(TurnEnd); !ok || !IsCode(te.Err, "unknown_session") {
 		t.Fatalf("a failed prompt: %+v", items)
 	}
@@ -88,7 +88,7 @@ func TestEventsMarkEachTurnsEnd(t *testing.T) {
 	events := collect(c.Events(open.SessionID))
 	var outs []*TurnOutcome
 	for i := 0; i < 3; i++ {
-		out, err := c.SessionPrompt(testCtx(t), SessionPromptParams{SessionID: open.SessionID, Text: "/echo turn-" + string(rune('0'+i))})
+		out, err := c.SessionPrompt(testCtx(t), Prompt(open.SessionID, "/echo turn-"+string(rune('0'+i))))
 		if err != nil {
 			t.Fatal(err)
 		}

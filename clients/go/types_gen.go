@@ -6346,8 +6346,8 @@ type SessionPromptParams struct {
 	SessionID SessionId `json:"sessionId"`
 
 	// The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be
-	// non-empty (`invalid_params` otherwise), and `text` goes first.
-	Text *string `json:"text,omitempty"`
+	// non-empty (`invalid_params` otherwise), and `text` goes first. Empty is the same as absent.
+	Text string `json:"text,omitempty"`
 
 	// (1.2) More of the prompt, after `text`: text, images, files' contents and links to files, in
 	// order. A block the session's agent cannot take fails the prompt with `unsupported_content`
@@ -6380,7 +6380,7 @@ func decodeSessionPromptParamsFields(m map[string]json.RawMessage) (SessionPromp
 		return v, missingField("SessionPromptParams", "sessionId")
 	}
 	if raw, ok := m["text"]; ok {
-		if v.Text, err = ptrOf(decString)(raw); err != nil {
+		if v.Text, err = decString(raw); err != nil {
 			return v, fieldError("SessionPromptParams", "text", err)
 		}
 	}
@@ -6419,7 +6419,7 @@ func (v *SessionPromptParams) UnmarshalJSON(data []byte) error {
 func (v SessionPromptParams) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("sessionId", v.SessionID)
-	if v.Text != nil {
+	if v.Text != "" {
 		w.field("text", v.Text)
 	}
 	if v.Content != nil {

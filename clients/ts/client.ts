@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { AgentEvent, PermissionRequest, PermissionResponse, SessionEventParams, SessionPromptParams, TurnOutcome } from "../../generated/ts/types.js";
+import type { AgentEvent, ContentBlock, Effort, PermissionRequest, PermissionResponse, SessionEventParams, SessionPromptParams, TurnOutcome } from "../../generated/ts/types.js";
 import { RpcErrorCode } from "../../generated/ts/errors.js";
 import { RpcHandlerError, RpcResponseError } from "../../src/transport/json-rpc.js";
 import { MAX_JSON_DEPTH } from "../../src/transport/depth.js";
@@ -160,6 +160,17 @@ export class A4aaClient extends HostMethods {
     }
     if (endsEventStream(method)) this.events((params as { sessionId: string }).sessionId).finish();
     return result;
+  }
+
+  /**
+   * session/prompt with a text and, after it, content blocks (see `content.ts`: `imageFile`,
+   * `fileResource`, `fileLink`), e.g. `client.prompt(id, "What is this?", {content: [imageFile("a.png")]})`.
+   * An empty text is left out (the content alone is the prompt).
+   */
+  prompt(sessionId: string, text: string, opts: CallOptions & { content?: ContentBlock[]; model?: string; effort?: Effort } = {}): Promise<TurnOutcome> {
+    const { content, model, effort, ...call } = opts;
+    const params: SessionPromptParams = { sessionId, ...(text ? { text } : {}), ...(content?.length ? { content } : {}), ...(model ? { model } : {}), ...(effort ? { effort } : {}) };
+    return this.sessionPrompt(params, call);
   }
 
   /**

@@ -1,5 +1,6 @@
 // `a4aa/client`: the TypeScript host client of the a4aa sidecar (protocol a4aa.v1).
 export { A4aaClient, type ClientOptions, type ExitStatus, type PermissionHandler } from "./client.js";
+export { fileLink, fileResource, image, imageFile } from "./content.js";
 export { A4aaError } from "./errors.js";
 export { EventStream, TurnEnd, type StreamItem } from "./events.js";
 export { HostMethods, dispatchSidecar, type CallOptions, type SidecarHandler } from "./generated.js";

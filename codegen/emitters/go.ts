@@ -76,7 +76,7 @@ class GoWriter {
 
   fieldType(f: Field): string {
     const base = this.type(f.type);
-    return f.required || this.nilable(f.type) ? base : `*${base}`;
+    return f.required || f.emptyIsAbsent || this.nilable(f.type) ? base : `*${base}`;
   }
 
   /** An expression of type func(json.RawMessage) (T, error). */
@@ -111,7 +111,7 @@ class GoWriter {
 
   fieldDecoder(f: Field): string {
     const d = this.decoder(f.type);
-    return f.required || this.nilable(f.type) ? d : `ptrOf(${d})`;
+    return f.required || f.emptyIsAbsent || this.nilable(f.type) ? d : `ptrOf(${d})`;
   }
 
   /** Encoded value of a required field: nil slices and maps go out as [] and {}. */
@@ -228,7 +228,7 @@ function emitObject(w: GoWriter, d: ObjectDecl, unions: string[], out: string[])
     const expr = `v.${goName(f.wire)}`;
     if (f.required) out.push(`\tw.field(${lit(f.wire)}, ${w.requiredValue(f, expr)})`);
     else {
-      out.push(`\tif ${expr} != nil {`);
+      out.push(f.emptyIsAbsent ? `\tif ${expr} != "" {` : `\tif ${expr} != nil {`);
       out.push(`\t\tw.field(${lit(f.wire)}, ${expr})`);
       out.push("\t}");
     }

@@ -24,6 +24,8 @@ export interface Field {
   type: TypeRef;
   required: boolean;
   description?: string;
+  /** `x-empty-means-absent` (optional strings): "" says the same as leaving it out, so a Go field needs no pointer. */
+  emptyIsAbsent?: boolean;
 }
 
 export interface ConstField {
@@ -145,7 +147,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
     }
     switch (t) {
       case "string":
-        checkKeys(where, s, ["type", "minLength"]);
+        checkKeys(where, s, ["type", "minLength", "x-empty-means-absent"]);
         return s.minLength !== undefined ? { kind: "string", minLength: s.minLength as number } : { kind: "string" };
       case "integer":
       case "number": {
@@ -198,6 +200,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
         type: typeOf(ps, `${name}${pascal(wire)}`, `${where}.${wire}`),
         required: required.has(wire),
         description: ps.description as string | undefined,
+        ...(ps["x-empty-means-absent"] === true ? { emptyIsAbsent: true } : {}),
       });
     }
     // `required` of an outer schema can name a property of an allOf part.

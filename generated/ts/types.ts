@@ -1019,7 +1019,7 @@ export interface SessionOpenParams {
 export interface SessionPromptParams {
   sessionId: SessionId;
   /**
-   * The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be non-empty (`invalid_params` otherwise), and `text` goes first.
+   * The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be non-empty (`invalid_params` otherwise), and `text` goes first. Empty is the same as absent.
    */
   text?: string;
   /**

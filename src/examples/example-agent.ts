@@ -88,7 +88,7 @@ const conn = serveAgent(
   {
     initialize: (p) => ({
       protocolVersion: p.protocolVersion === 1 ? 1 : 1,
-      agentCapabilities: { loadSession: true, promptCapabilities: { image: false, audio: false, embeddedContext: false } },
+      agentCapabilities: { loadSession: true, promptCapabilities: { image: true, audio: false, embeddedContext: true } },
       agentInfo: { name: "a4aa-example-agent", title: "a4aa example agent", version: VERSION },
       authMethods: [],
     }),
@@ -139,9 +139,32 @@ const conn = serveAgent(
   { onEnd: () => process.exit(0) },
 );
 
+type PromptBlock = { type?: string; text?: string; mimeType?: string; data?: string; uri?: string; name?: string; resource?: { uri?: string; text?: string } };
+
+function promptBlocks(p: Record<string, unknown>): PromptBlock[] {
+  return Array.isArray(p.prompt) ? (p.prompt as PromptBlock[]) : [];
+}
+
+function lines(text: string): number {
+  return text ? text.split("\n").length - (text.endsWith("\n") ? 1 : 0) : 0;
+}
+
 function promptText(p: Record<string, unknown>): string {
-  const blocks = Array.isArray(p.prompt) ? (p.prompt as { type?: string; text?: string }[]) : [];
-  return blocks.filter((b) => b.type === "text").map((b) => b.text ?? "").join("");
+  return promptBlocks(p)
+    .filter((b) => b.type === "text")
+    .map((b) => b.text ?? "")
+    .join("");
+}
+
+/** What the prompt carried besides text, one sentence per block (images, files, links). */
+function attachmentsSaid(p: Record<string, unknown>): string {
+  const said: string[] = [];
+  for (const b of promptBlocks(p)) {
+    if (b.type === "image") said.push(`an image (${b.mimeType}, ${Buffer.from(b.data ?? "", "base64").length} bytes)`);
+    else if (b.type === "resource") said.push(`${b.resource?.uri} (${lines(b.resource?.text ?? "")} lines)`);
+    else if (b.type === "resource_link") said.push(`a link to ${b.uri}`);
+  }
+  return said.length ? `I received ${said.join(", ")}. ` : "";
 }
 
 async function stream(s: SessionData, kind: "agent_message_chunk" | "agent_thought_chunk", text: string, signal: AbortSignal): Promise<void> {
@@ -165,6 +188,8 @@ async function runTurn(s: SessionData, p: Record<string, unknown>) {
     await stream(s, "agent_message_chunk", t, signal);
   };
   try {
+    const attached = attachmentsSaid(p);
+    if (attached) await say(attached);
     if (text.startsWith("/echo")) {
       await say(text.slice(5).trim() || "(nothing to echo)");
     } else if (text.startsWith("/size")) {

@@ -30,7 +30,8 @@ const ALL_TYPES = ["string", "number", "integer", "boolean", "null", "object", "
 const LOWER = ["minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"];
 const UPPER = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties"];
 const EXACT = ["pattern", "format", "multipleOf", "propertyNames"];
-const DOCS = ["description", "title", "summary", "examples", "$comment"];
+// `x-empty-means-absent` is a generator hint (an empty string already meant absent): a docs change.
+const DOCS = ["description", "title", "summary", "examples", "$comment", "x-empty-means-absent"];
 /** Keywords the walk understands; any other keyword that differs is `unclassified`. */
 const HANDLED = new Set([
   ...DOCS,

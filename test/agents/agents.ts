@@ -380,7 +380,8 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
                 npm: "@ai-sdk/openai-compatible",
                 name: "Mock",
                 options: { baseURL: url + "/v1", apiKey: "sk-mock-key" },
-                models: { [model]: { name: "Mock model" } },
+                // Declares image input: opencode sends attached images (`run -f`) only to such a model.
+                models: { [model]: { name: "Mock model", attachment: true, modalities: { input: ["text", "image"], output: ["text"] } } },
               },
             },
             model: `mock/${model}`,

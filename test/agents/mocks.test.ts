@@ -7,6 +7,7 @@ import { reply, type ModelMock } from "./mocks/common.js";
 import { startGeminiMock } from "./mocks/gemini.js";
 import { startChatMock } from "./mocks/openai-chat.js";
 import { startResponsesMock } from "./mocks/openai-responses.js";
+import { RED_PNG } from "../helpers/png.js";
 
 interface SseEvent {
   event?: string;
@@ -330,5 +331,52 @@ test("a script function sees each main request and its index", async () => {
       .join("");
     assert.equal(text, "answer 0 to 1 messages");
     assert.throws(() => m.push(reply.text("x")));
+  });
+});
+
+describe("image parts in the request log", { timeout: 30_000 }, () => {
+  const png = Buffer.from(RED_PNG, "base64");
+  const post = (url: string, body: unknown) =>
+    fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) }).then((r) => r.text());
+  const expect = (m: ModelMock, mimeType: string) => {
+    const imgs = m.mainRequests()[0].images;
+    assert.equal(imgs.length, 1, JSON.stringify(imgs));
+    assert.equal(imgs[0].mimeType, mimeType);
+    assert.equal(imgs[0].data, RED_PNG);
+    assert.equal(imgs[0].bytes, png.length);
+  };
+
+  test("anthropic: an image block (and none in a text-only request)", async () => {
+    await withMock(startAnthropicMock(), async (m) => {
+      const image = { type: "image", source: { type: "base64", media_type: "image/png", data: RED_PNG } };
+      await post(`${m.url}/v1/messages`, { model: "c", stream: true, max_tokens: 10, tools: tools.anthropic, messages: [{ role: "user", content: [{ type: "text", text: "what?" }, image] }] });
+      expect(m, "image/png");
+      await post(`${m.url}/v1/messages`, { model: "c", stream: true, max_tokens: 10, tools: tools.anthropic, messages: [{ role: "user", content: "hi" }] });
+      assert.deepEqual(m.mainRequests()[1].images, []);
+    });
+  });
+
+  test("responses: an input_image data URL", async () => {
+    await withMock(startResponsesMock(), async (m) => {
+      const content = [{ type: "input_text", text: "what?" }, { type: "input_image", image_url: `data:image/png;base64,${RED_PNG}` }];
+      await post(`${m.url}/v1/responses`, { model: "g", stream: true, tools: tools.responses, input: [{ type: "message", role: "user", content }] });
+      expect(m, "image/png");
+    });
+  });
+
+  test("chat completions: an image_url part", async () => {
+    await withMock(startChatMock(), async (m) => {
+      const content = [{ type: "text", text: "what?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${RED_PNG}` } }];
+      await post(`${m.url}/v1/chat/completions`, { model: "m", stream: true, tools: tools.chat, messages: [{ role: "user", content }] });
+      expect(m, "image/png");
+    });
+  });
+
+  test("gemini: an inlineData part", async () => {
+    await withMock(startGeminiMock(), async (m) => {
+      const parts = [{ text: "what?" }, { inlineData: { mimeType: "image/png", data: RED_PNG } }];
+      await post(`${m.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, { tools: tools.gemini, contents: [{ role: "user", parts }] });
+      expect(m, "image/png");
+    });
   });
 });

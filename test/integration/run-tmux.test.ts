@@ -2,7 +2,8 @@
 // through a real `a4aa serve`, keys typed, the screen read back (spec §9 `a4aa run`).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { CLI, exampleAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { TmuxPane, tmuxInstalled } from "../helpers/tmux.js";
 import { scratchDir } from "../helpers/tmp.js";
@@ -117,11 +118,42 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
       p.type("/help");
       p.keys("Enter");
       await p.waitFor(/\/exit {9}end the session \(also Ctrl-D at the prompt\)/);
+      // Ctrl-C at the input prompt (not while the help is still being drawn).
+      await p.waitFor(/goes to the agent as a prompt\.\n›\s*$/m, 10_000, "the input prompt after the help");
 
       p.keys("C-c");
       await p.waitFor(/press Ctrl-C again, or Ctrl-D, to end the session/);
       p.keys("C-c");
       assert.equal(await p.exitCode(), 0);
+      passed = true;
+    } finally {
+      await finish(p, marker, passed);
+    }
+  });
+  test("R-CONTENT-1: /attach FILE sends an image with the next prompt only; a missing file is said, and the session goes on", T, async () => {
+    const marker = newMarker();
+    let passed = false;
+    const dir = scratchDir("a4aa-run-tmux-attach");
+    writeFileSync(path.join(dir, "shot.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64"));
+    const p = new TmuxPane([process.execPath, CLI, "run", "--spec", JSON.stringify(exampleAgentSpec(marker))], { cwd: dir, env: { A4AA_TEST_MARKER: marker } });
+    try {
+      await p.waitFor(/^›\s*$/m, 15_000, "the input prompt");
+      p.type("/attach nope.png");
+      p.keys("Enter");
+      await p.waitFor(/cannot attach nope\.png: no such file/, 10_000, "the missing file said");
+      p.type("/attach shot.png");
+      p.keys("Enter");
+      await p.waitFor(/attached to the next prompt: shot\.png \(image\/png, 68 bytes\)/, 10_000);
+      p.type("/echo look");
+      p.keys("Enter");
+      const first = await p.waitFor(/I received an image \(image\/png, 68 bytes\)\. look[\s\S]*── done/, 15_000, "the turn with the image");
+      assert.match(first, /attached: shot\.png \(image\/png, 68 bytes\)/);
+      p.type("/echo again");
+      p.keys("Enter");
+      const second = await p.waitFor(/^again\n── done/m, 15_000, "the next turn, without the image");
+      assert.equal((second.match(/I received an image/g) ?? []).length, 1, "the image went with one prompt only");
+      p.keys("C-d");
+      await p.waitFor(/\[exit 0\]/, 15_000);
       passed = true;
     } finally {
       await finish(p, marker, passed);

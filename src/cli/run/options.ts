@@ -3,12 +3,14 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { OPENRPC_DOCUMENT_TEXT } from "../../../generated/ts/openrpc.js";
-import type { AgentSelection, AgentSpec, Effort, Lane, PermissionPreset, SessionOptions } from "../../../generated/ts/types.js";
+import type { AgentSelection, AgentSpec, ContentBlock, Effort, Lane, PermissionPreset, SessionOptions } from "../../../generated/ts/types.js";
 import { UsageError, flagValue, parseArgs } from "../args.js";
+import { AttachError, attachment, describeAttachment } from "./attachments.js";
+import { McpConfigError, readMcpConfig } from "./mcp-config.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
                 [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME=VALUE]…
-                [--json] [--no-color] [PROMPT…]
+                [--attach FILE]… [--mcp-config FILE|JSON]… [--json] [--no-color] [PROMPT…]
 
 A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
 prompt piped on stdin) it runs one turn and exits; without one, on a terminal, it opens an
@@ -24,11 +26,15 @@ interactive session. Without --agent or --spec it runs the bundled example agent
   --cwd DIR           the agent's working directory (default: here)
   --resume ID         continue the agent's own session ID (printed when a session ends)
   --env NAME=VALUE    a variable for the agent (repeatable), e.g. an API key
+  --attach FILE       send FILE with the (first) prompt (repeatable): a png, jpeg, gif or
+                      webp image, or a text file's contents
+  --mcp-config F|JSON MCP servers for the agent (repeatable): [{"name", "command", …}] or
+                      the {"mcpServers": {NAME: {…}}} form of .mcp.json files
   --json              print the a4aa.v1 events as NDJSON on stdout, the outcome last
   --no-color          no colours (also: the NO_COLOR variable)
 
 In a session: Ctrl-C cancels the running turn, a second Ctrl-C or Ctrl-D at the prompt
-ends the session. Commands: /mode [ID], /model [ID], /cancel, /exit, /help.
+ends the session. Commands: /attach FILE, /mode [ID], /model [ID], /cancel, /exit, /help.
 Without a terminal nobody can be asked: permission requests are refused unless
 --permission decides them.
 Exit status: 0 the turn ended normally, 130 cancelled, 1 an error (on stderr), 2 usage.
@@ -49,6 +55,8 @@ export interface RunOptions {
   noColor: boolean;
   /** The prompt from the command line ("" when none). */
   prompt: string;
+  /** --attach: content sent with the first prompt, and how to name each to the person. */
+  attachments: { block: ContentBlock; label: string }[];
 }
 
 const HELP_CMD = "a4aa run --help";
@@ -103,6 +111,8 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
       cwd: { value: true },
       resume: { value: true },
       env: { value: true, multiple: true },
+      attach: { value: true, multiple: true },
+      "mcp-config": { value: true, multiple: true },
       json: {},
       "no-color": {},
     },
@@ -144,10 +154,29 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
     if (eq <= 0) throw new UsageError(`--env wants NAME=VALUE, not ${JSON.stringify(kv)}`, HELP_CMD);
     env[kv.slice(0, eq)] = kv.slice(eq + 1);
   }
+  const mcpServers = ((flags["mcp-config"] as string[] | undefined) ?? []).flatMap((v) => {
+    try {
+      return readMcpConfig(v);
+    } catch (e) {
+      if (e instanceof McpConfigError) throw new UsageError(e.message, HELP_CMD);
+      throw e;
+    }
+  });
+  if (mcpServers.length) options.mcpServers = mcpServers;
+  const attachments = ((flags.attach as string[] | undefined) ?? []).map((file) => {
+    try {
+      const block = attachment(file, process.cwd());
+      return { block, label: describeAttachment(file, block) };
+    } catch (e) {
+      if (e instanceof AttachError) throw new UsageError(`--attach: ${e.message}`, HELP_CMD);
+      throw e;
+    }
+  });
   return {
     target,
     label,
     cwd,
+    attachments,
     resume: flagValue(flags, "resume"),
     options,
     env,

@@ -3,6 +3,7 @@
 import { createInterface } from "node:readline";
 import { A4aaError, type PermissionRequest, type PermissionResponse, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
 import { UsageError } from "../args.js";
+import { AttachError, attachment, describeAttachment } from "./attachments.js";
 import { describeError } from "./hints.js";
 import { KeyInput, optionKeys } from "./keys.js";
 import { RUN_HELP, parseRunArgs, type RunOptions } from "./options.js";
@@ -24,13 +25,14 @@ export async function runCommand(argv: string[]): Promise<number> {
   let prompt = o.prompt;
   if (!prompt && !process.stdin.isTTY) {
     prompt = (await readAll(process.stdin)).trim();
-    if (!prompt) throw new UsageError("no prompt: give one as arguments or pipe it on stdin (an interactive session needs a terminal)", "a4aa run --help");
+    if (!prompt && !o.attachments.length) throw new UsageError("no prompt: give one as arguments or pipe it on stdin (an interactive session needs a terminal)", "a4aa run --help");
   }
   if (o.json) {
-    if (!prompt) throw new UsageError("--json runs one turn: give a PROMPT or pipe one on stdin", "a4aa run --help");
+    if (!prompt && !o.attachments.length) throw new UsageError("--json runs one turn: give a PROMPT or pipe one on stdin", "a4aa run --help");
     return jsonRun(o, prompt);
   }
-  return new TerminalRun(o).run(prompt);
+  // Attachments without a prompt, and no terminal to type one: they are the prompt.
+  return new TerminalRun(o).run(prompt, !prompt && !process.stdin.isTTY);
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -76,7 +78,7 @@ async function jsonRun(o: RunOptions, prompt: string): Promise<number> {
   try {
     const open = await session.openSession(o);
     line({ sessionId: open.sessionId, open });
-    const outcome = await session.prompt(prompt);
+    const outcome = await session.prompt(prompt, undefined, o.attachments.map((a) => a.block));
     line({ sessionId: open.sessionId, outcome });
     code = exitFor(outcome);
   } catch (e) {
@@ -105,8 +107,11 @@ class TerminalRun {
   private inTurn = false;
   private sigints = 0;
   private turnCancel: (() => void) | undefined;
+  /** Content for the next prompt: --attach, then /attach. */
+  private pending: RunOptions["attachments"];
 
   constructor(private readonly o: RunOptions) {
+    this.pending = [...o.attachments];
     const out = process.stdout;
     this.screen = out.isTTY ? new TtyScreen(out) : new PlainScreen(out);
     this.r = new Renderer(this.screen, colors(wantColor(out, process.env, o.noColor)));
@@ -124,7 +129,7 @@ class TerminalRun {
     });
   }
 
-  async run(prompt: string): Promise<number> {
+  async run(prompt: string, attachmentsOnly = false): Promise<number> {
     // Without raw mode (stdin not a terminal) Ctrl-C arrives as SIGINT.
     const onSigint = () => {
       this.sigints++;
@@ -136,7 +141,7 @@ class TerminalRun {
     process.on("SIGINT", onSigint);
     let code: number;
     try {
-      code = prompt ? await this.oneShot(prompt) : await this.interactive();
+      code = prompt || attachmentsOnly ? await this.oneShot(prompt) : await this.interactive();
     } finally {
       process.off("SIGINT", onSigint);
     }
@@ -261,7 +266,9 @@ class TerminalRun {
     const quitting = new Promise<"quit">((resolve) => (quit = () => resolve("quit")));
     this.turnCancel = () => quit();
     this.r.turnStarted();
-    const p = this.session.prompt(text, this.turnModel);
+    const content = this.pending.splice(0);
+    if (content.length) this.r.note(`attached: ${content.map((a) => a.label).join(", ")}`);
+    const p = this.session.prompt(text, this.turnModel, content.map((a) => a.block));
     p.catch(() => undefined);
     this.keys?.start(
       {
@@ -331,6 +338,7 @@ class TerminalRun {
       case "/help":
         this.r.note(
           [
+            "/attach FILE  send FILE (an image, or a text file's contents) with the next prompt",
             "/mode [ID]    show the agent's modes, or switch to ID",
             "/model [ID]   show the models, or use ID for the next turns",
             "/cancel       cancel the running turn (type it while the turn runs; Ctrl-C does the same)",
@@ -343,6 +351,26 @@ class TerminalRun {
       case "/cancel":
         this.r.note("no turn is running (while one runs, Ctrl-C or /cancel cancels it)");
         return "ok";
+      case "/attach": {
+        if (!arg) {
+          this.r.note(this.pending.length ? `attached to the next prompt: ${this.pending.map((a) => a.label).join(", ")}` : "usage: /attach FILE (an image or a text file)");
+          return "ok";
+        }
+        try {
+          const block = attachment(arg, process.cwd());
+          const kind = block.type === "image" ? "image" : "resource";
+          if (!open.capabilities.content[kind]) {
+            this.r.note(`${arg} not attached: this agent takes no ${kind === "image" ? "images" : "embedded files"} (capabilities.content)`);
+            return "ok";
+          }
+          this.pending.push({ block, label: describeAttachment(arg, block) });
+          this.r.note(`attached to the next prompt: ${this.pending.map((a) => a.label).join(", ")}`);
+        } catch (e) {
+          if (!(e instanceof AttachError)) throw e;
+          this.r.note(e.message);
+        }
+        return "ok";
+      }
       case "/model": {
         const models = offered(open.sessionState, "model");
         if (!arg) {

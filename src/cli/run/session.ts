@@ -1,6 +1,6 @@
 // One person's session through the public TypeScript client and a real `a4aa serve` child,
 // the same path every host takes.
-import { A4aaClient, TurnEnd, type AgentEvent, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type TurnOutcome } from "../../../clients/ts/index.js";
+import { A4aaClient, TurnEnd, type AgentEvent, type ContentBlock, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type TurnOutcome } from "../../../clients/ts/index.js";
 import type { AgentChoice } from "./options.js";
 
 export interface OpenRequest {
@@ -56,8 +56,8 @@ export class RunSession {
     return open;
   }
 
-  async prompt(text: string, model?: string): Promise<TurnOutcome> {
-    const outcome = await this.client.sessionPrompt({ sessionId: this.sessionId!, text, ...(model ? { model } : {}) });
+  async prompt(text: string, model?: string, content: ContentBlock[] = []): Promise<TurnOutcome> {
+    const outcome = await this.client.sessionPrompt({ sessionId: this.sessionId!, text, ...(content.length ? { content } : {}), ...(model ? { model } : {}) });
     // Every event of the turn was sent before its answer; let the pump hand them all over.
     await new Promise((r) => setImmediate(r));
     return outcome;

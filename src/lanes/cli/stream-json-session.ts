@@ -5,7 +5,8 @@
 // ended after a grace period; the next prompt resumes the session in a new process).
 import { randomUUID } from "node:crypto";
 import { forwardStderr } from "../stderr-events.js";
-import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
+import type { AgentInfo, Capabilities, CliAgentSpec, ContentCapabilities, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
+import { blockText } from "../content-text.js";
 import { A4aaError, errors } from "../../errors.js";
 import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, TurnInput } from "../lane.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
@@ -24,6 +25,8 @@ import type { Usage } from "../../../generated/ts/types.js";
 export interface StreamJsonFlavor {
   readonly name: "claudeCode" | "qwen";
   readonly rules: SelectorRules;
+  /** What the CLI takes beside text in a `user` line (default: no images). */
+  readonly content?: ContentCapabilities;
   precheck?(options: ResolvedOptions, resume: string | undefined): void;
   /** The driver's own flags: stream-json mode, the session (new id or resume), selectors. */
   args(ctx: LaneContext<CliAgentSpec>, session: { id: string; resume: boolean }): string[];
@@ -62,6 +65,22 @@ const PERMISSION_OPTIONS: LanePermissionOption[] = [
   { optionId: "deny", name: "Deny", kind: "rejectOnce" },
 ];
 
+/**
+ * R-CONTENT-1: the prompt as the content of a stream-json `user` line, in order: images as
+ * Anthropic image blocks, everything else as text blocks (content-text.ts).
+ */
+export function userContent(input: TurnInput): Obj[] {
+  const out: Obj[] = [];
+  for (const b of input.blocks) {
+    if (b.type === "image") out.push({ type: "image", source: { type: "base64", media_type: b.mimeType, data: b.data } });
+    else {
+      const text = blockText(b);
+      if (text) out.push({ type: "text", text });
+    }
+  }
+  return out;
+}
+
 export class StreamJsonSession implements LaneSession {
   nativeSessionId: string;
   readonly capabilities: Capabilities;
@@ -87,7 +106,7 @@ export class StreamJsonSession implements LaneSession {
   ) {
     this.nativeSessionId = ctx.resume ?? randomUUID();
     this.existing = ctx.resume !== undefined;
-    this.capabilities = capabilitiesOf(flavor.rules, true, true);
+    this.capabilities = capabilitiesOf(flavor.rules, true, true, flavor.content);
     this.mapper = new ClaudeStreamMapper(
       (e) => this.ctx.emit(e),
       (id) => this.told(id),
@@ -351,7 +370,7 @@ export class StreamJsonSession implements LaneSession {
     this.turn = turn;
     this.write({
       type: "user",
-      message: { role: "user", content: [{ type: "text", text: input.text }] },
+      message: { role: "user", content: userContent(input) },
       parent_tool_use_id: null,
       session_id: this.nativeSessionId,
     });

@@ -1,16 +1,20 @@
 // The session of a per-turn CLI (codex, gemini, opencode, cursorAgent, amp, generic):
 // no process between turns; each prompt starts one, continuing the CLI's own session by
 // its resume flag once the CLI has told its id.
-import { TEXT_ONLY } from "../prompt-content.js";
-import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome, Usage } from "../../../generated/ts/types.js";
+import type { AgentInfo, Capabilities, CliAgentSpec, ContentCapabilities, SessionState, TurnOutcome, Usage } from "../../../generated/ts/types.js";
+import { blocksText } from "../content-text.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
 import type { McpHandover } from "./mcp-handover.js";
+import { PromptFiles } from "./prompt-files.js";
 import { checkSelectors, type SelectorRules } from "./selector-rules.js";
 import { TurnProcess, type LineParser, type TextParser } from "./turn-process.js";
 
 export interface TurnBuild {
   ctx: LaneContext<CliAgentSpec>;
+  /** The turn; its `text` holds every block but images (content-text.ts), in order. */
   input: TurnInput;
+  /** The prompt's images as files in the turn's private folder (drivers whose content.image is true). */
+  images: string[];
   /** The CLI's session id, when known (resume, pre-assigned, or told by an earlier turn). */
   nativeSessionId: string | null;
   /** The session already exists on the CLI's side: use its resume flag. */
@@ -26,6 +30,8 @@ export interface PerTurnDriver {
   readonly name: string;
   readonly rules: SelectorRules;
   readonly resume: boolean;
+  /** What the CLI takes beside text (default TEXT_WITH_FILES: no images). */
+  readonly content?: ContentCapabilities;
   /** Variables the CLI needs to run headless (added over the session's environment). */
   env?(ctx: LaneContext<CliAgentSpec>): Record<string, string>;
   /** A native id to pre-assign to a new session, if the CLI takes one. */
@@ -40,14 +46,20 @@ export interface PerTurnDriver {
 export const END_GRACE_MS = 1000;
 export const KILL_GRACE_MS = 2000;
 
-export function capabilitiesOf(rules: SelectorRules, resume: boolean, permissions: boolean): Capabilities {
+/**
+ * A CLI that takes text only: embedded files are inlined as delimited text blocks and links
+ * given as paths (content-text.ts), images refused (unsupported_content).
+ */
+export const TEXT_WITH_FILES: ContentCapabilities = { image: false, resource: true, resourceLink: true };
+
+export function capabilitiesOf(rules: SelectorRules, resume: boolean, permissions: boolean, content: ContentCapabilities = TEXT_WITH_FILES): Capabilities {
   return {
     lane: "cli",
     resume,
     cancel: true,
     permissions,
-    images: false,
-    content: TEXT_ONLY,
+    images: content.image,
+    content,
     mcp: { stdio: false, http: false },
     selectors: { model: rules.model !== false, mode: rules.mode !== false, effort: rules.effort !== false, permission: rules.permission.length > 0 },
   };
@@ -61,6 +73,10 @@ export class PerTurnSession implements LaneSession {
   alive = true;
   private continuing: boolean;
   private current: TurnProcess | null = null;
+  /** A cancel that came while the turn's files were being written (before its process). */
+  private cancelEarly = false;
+  /** The running turn, settled once its files are removed too (close waits for it). */
+  private inflight: Promise<unknown> | null = null;
   private lastUnclean: string | undefined;
   private readonly memo: DriverMemo = {};
 
@@ -68,7 +84,7 @@ export class PerTurnSession implements LaneSession {
     private readonly ctx: LaneContext<CliAgentSpec>,
     private readonly driver: PerTurnDriver,
   ) {
-    this.capabilities = capabilitiesOf(driver.rules, driver.resume, false);
+    this.capabilities = capabilitiesOf(driver.rules, driver.resume, false, driver.content);
     this.nativeSessionId = ctx.resume ?? driver.newSessionId?.() ?? null;
     this.continuing = ctx.resume !== undefined;
   }
@@ -77,9 +93,30 @@ export class PerTurnSession implements LaneSession {
     checkSelectors(this.driver.name, this.driver.rules, { model: input.model, effort: input.effort }, "prompt");
   }
 
-  async prompt(input: TurnInput): Promise<TurnOutcome> {
+  prompt(input: TurnInput): Promise<TurnOutcome> {
+    const turn = this.turn(input);
+    const settled = turn.catch(() => undefined);
+    this.inflight = settled;
+    void settled.then(() => {
+      if (this.inflight === settled) this.inflight = null;
+    });
+    return turn;
+  }
+
+  private async turn(input: TurnInput): Promise<TurnOutcome> {
     const { ctx, driver } = this;
-    const t: TurnBuild = { ctx, input, nativeSessionId: this.nativeSessionId, continuing: this.continuing };
+    this.cancelEarly = false;
+    const files = driver.content?.image ? await PromptFiles.write(input.blocks) : PromptFiles.none;
+    try {
+      return await this.run({ ctx, input: { ...input, text: blocksText(input.blocks) }, images: files.images, nativeSessionId: this.nativeSessionId, continuing: this.continuing });
+    } finally {
+      // After the turn has ended, however it ended: the process group is gone by now.
+      await files.remove().catch((e) => ctx.logger.warn(`could not remove ${files.dir}: ${(e as Error).message}`, ctx.sessionId));
+    }
+  }
+
+  private async run(t: TurnBuild): Promise<TurnOutcome> {
+    const { ctx, driver } = this;
     const cmd = driver.command(t);
     const spec = ctx.spec;
     const env = { ...(driver.env?.(ctx) ?? {}), ...ctx.env };
@@ -94,6 +131,7 @@ export class PerTurnSession implements LaneSession {
       onSessionId: (id) => this.told(id),
     });
     this.current = tp;
+    if (this.cancelEarly) await tp.cancel();
     try {
       const outcome = await tp.run();
       // A turn that got this far created the session on the CLI's side.
@@ -117,14 +155,22 @@ export class PerTurnSession implements LaneSession {
   }
 
   async cancel(): Promise<void> {
-    await this.current?.cancel();
+    if (this.current) await this.current.cancel();
+    else this.cancelEarly = true;
   }
 
   async close(): Promise<{ clean: boolean; detail?: string }> {
     const tp = this.current;
+    if (!tp && this.inflight) {
+      // The turn is writing its files: it starts nothing, and its files go.
+      this.cancelEarly = true;
+      await this.inflight;
+    }
     if (tp) {
       await tp.cancel();
       const r = await tp.stop();
+      // The turn's files go before close answers (the sidecar may exit right after).
+      await this.inflight;
       if (r && !r.clean) return { clean: false, detail: `processes ${r.survivors.join(", ")} of ${this.ctx.spec.command.program} survived the stop ladder` };
       return { clean: true };
     }

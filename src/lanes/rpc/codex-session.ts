@@ -2,7 +2,7 @@
 // initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
 import { codexMcpConfig, mcpCapabilities, type McpTransports } from "../mcp-servers.js";
-import { TEXT_ONLY } from "../prompt-content.js";
+import { blockText } from "../content-text.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
@@ -76,8 +76,9 @@ export class CodexLaneSession implements LaneSession {
     resume: true,
     cancel: true,
     permissions: true,
-    images: false,
-    content: TEXT_ONLY,
+    images: true,
+    // Images as data-URL image items; embedded files and links as text items (content-text.ts).
+    content: { image: true, resource: true, resourceLink: true },
     mcp: mcpCapabilities(CODEX_MCP),
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
@@ -199,7 +200,7 @@ export class CodexLaneSession implements LaneSession {
       const selectors = this.selectorParams(input);
       const params = {
         threadId: this.threadId!,
-        input: [{ type: "text", text: input.text, text_elements: [] }],
+        input: codexInput(input),
         ...selectors,
       } as C.TurnStartParams;
       const started = await this.agent.request<C.TurnStartResponse>("turn/start", params, "prompt", (e) =>
@@ -418,6 +419,15 @@ export class CodexLaneSession implements LaneSession {
     this.raw(method, params);
     throw new RpcHandlerError(RpcErrorCode.MethodNotFound, `a4aa does not handle ${method}`);
   }
+}
+
+/** R-CONTENT-1: the prompt as `turn/start` input items, in order. */
+export function codexInput(input: TurnInput): C.TurnStartParams["input"] {
+  return input.blocks.flatMap((b): C.TurnStartParams["input"] => {
+    if (b.type === "image") return [{ type: "image", url: `data:${b.mimeType};base64,${b.data}` }];
+    const text = blockText(b);
+    return text ? [{ type: "text", text, text_elements: [] }] : [];
+  });
 }
 
 export function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {

@@ -8,7 +8,9 @@ import {
   sendJson,
   startMockServer,
   StreamWriter,
+  imagePart,
   type HandlerContext,
+  type ImagePart,
   type MockOptions,
   type ModelMock,
   type RecordedRequest,
@@ -185,6 +187,20 @@ async function serveMessages(req: RecordedRequest, res: http.ServerResponse, ctx
   w.end();
 }
 
+/** Image blocks (`{type: "image", source: {type: "base64", media_type, data}}`) of the messages, tool results included. */
+export function anthropicImages(body: any): ImagePart[] {
+  const out: ImagePart[] = [];
+  const visit = (blocks: unknown): void => {
+    if (!Array.isArray(blocks)) return;
+    for (const b of blocks as any[]) {
+      if (b?.type === "image" && b.source?.type === "base64") out.push(imagePart(String(b.source.media_type), String(b.source.data)));
+      else if (b?.type === "tool_result") visit(b.content);
+    }
+  };
+  for (const m of Array.isArray(body?.messages) ? body.messages : []) visit(m?.content);
+  return out;
+}
+
 /**
  * Starts the mock. `script` is a queue of replies (or a function of the request) for the
  * main turns; see `reply` in common.ts.
@@ -220,5 +236,5 @@ export function startAnthropicMock(script?: Script | MockOptions): Promise<Model
     }
     req.served = "404";
     sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no route for ${req.method} ${req.path}` } });
-  });
+  }, anthropicImages);
 }

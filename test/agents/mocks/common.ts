@@ -83,6 +83,28 @@ export const reply = {
   shellTurn: (command: string, finalText: string): Reply[] => [reply.shell(command), reply.text(finalText)],
 };
 
+/** An image the request carries for the model (a prompt's image, or a tool's). */
+export interface ImagePart {
+  mimeType: string;
+  /** The image's bytes in base64, as sent. */
+  data: string;
+  /** Decoded size in bytes. */
+  bytes: number;
+}
+
+/** Finds the image parts in a request body (each mock knows its API's form). */
+export type ImageFinder = (body: any) => ImagePart[];
+
+export function imagePart(mimeType: string, data: string): ImagePart {
+  return { mimeType, data, bytes: Buffer.from(data, "base64").length };
+}
+
+/** `data:<mime>;base64,<data>` as an image part (other URLs: undefined). */
+export function imageFromDataUrl(url: unknown): ImagePart | undefined {
+  const m = typeof url === "string" ? /^data:([^;,]+);base64,(.*)$/s.exec(url) : null;
+  return m ? imagePart(m[1], m[2]) : undefined;
+}
+
 /** A request as the mock received it. Secret headers are replaced by `<redacted>`. */
 export interface RecordedRequest {
   /** Order of arrival, from 0. */
@@ -94,6 +116,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body, or the raw text when it is not JSON, or null when empty. */
   body: any;
+  /** The images the body carries, in order (the whole conversation sent, history included). */
+  images: ImagePart[];
   /** "main": served from the script; "aux": an auxiliary request (title, router…); "meta": probes, models, tokens. */
   role: "main" | "aux" | "meta";
   /** The reply type served (main requests), or a short description. */
@@ -159,7 +183,7 @@ export interface HandlerContext {
   counter(): number;
 }
 
-export async function startMockServer(name: string, opts: MockOptions, handler: Handler): Promise<ModelMock> {
+export async function startMockServer(name: string, opts: MockOptions, handler: Handler, findImages: ImageFinder = () => []): Promise<ModelMock> {
   const requests: RecordedRequest[] = [];
   const waiters: { pred: (r: RecordedRequest) => boolean; resolve: (r: RecordedRequest) => void }[] = [];
   const queue: Reply[] = Array.isArray(opts.script) ? [...opts.script] : [];
@@ -191,9 +215,15 @@ export async function startMockServer(name: string, opts: MockOptions, handler: 
         query: Object.fromEntries(u.searchParams),
         headers: redactHeaders(req.headers),
         body,
+        images: [],
         role: "meta",
         at: Date.now(),
       };
+      try {
+        rec.images = body && typeof body === "object" ? findImages(body) : [];
+      } catch {
+        rec.images = [];
+      }
       requests.push(rec);
       res.on("close", () => {
         if (!res.writableFinished) rec.clientAborted = true;

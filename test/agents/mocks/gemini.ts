@@ -10,7 +10,9 @@ import {
   sendJson,
   startMockServer,
   StreamWriter,
+  imagePart,
   type HandlerContext,
+  type ImagePart,
   type MockOptions,
   type ModelMock,
   type RecordedRequest,
@@ -164,6 +166,21 @@ function serveGenerate(req: RecordedRequest, res: http.ServerResponse, ctx: Hand
   });
 }
 
+/** `inlineData` parts of the contents whose mime type is an image, function responses included. */
+export function geminiImages(body: any): ImagePart[] {
+  const out: ImagePart[] = [];
+  const visit = (parts: unknown): void => {
+    if (!Array.isArray(parts)) return;
+    for (const p of parts as any[]) {
+      const d = p?.inlineData;
+      if (d && typeof d.data === "string" && /^image\//.test(String(d.mimeType))) out.push(imagePart(String(d.mimeType), d.data));
+      if (p?.functionResponse?.parts) visit(p.functionResponse.parts);
+    }
+  };
+  for (const c of Array.isArray(body?.contents) ? body.contents : []) visit(c?.parts);
+  return out;
+}
+
 export function startGeminiMock(script?: Script | MockOptions): Promise<ModelMock> {
   const opts: MockOptions = Array.isArray(script) || typeof script === "function" ? { script } : (script ?? {});
   return startMockServer("gemini-mock", opts, async (req, res, ctx) => {
@@ -196,5 +213,5 @@ export function startGeminiMock(script?: Script | MockOptions): Promise<ModelMoc
     }
     req.served = "404";
     sendJson(res, 404, errorBody(404, `mock: no route for ${req.method} ${req.path}`));
-  });
+  }, geminiImages);
 }

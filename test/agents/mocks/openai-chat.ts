@@ -10,7 +10,9 @@ import {
   startMockServer,
   StreamWriter,
   valueForSchema,
+  imageFromDataUrl,
   type HandlerContext,
+  type ImagePart,
   type MockOptions,
   type ModelMock,
   type RecordedRequest,
@@ -151,6 +153,20 @@ async function serveChat(req: RecordedRequest, res: http.ServerResponse, ctx: Ha
   w.end();
 }
 
+/** `image_url` parts (`{image_url: {url: "data:…"}}`) of the messages. */
+export function chatImages(body: any): ImagePart[] {
+  const out: ImagePart[] = [];
+  for (const m of Array.isArray(body?.messages) ? body.messages : []) {
+    if (!Array.isArray(m?.content)) continue;
+    for (const p of m.content) {
+      if (p?.type !== "image_url") continue;
+      const img = imageFromDataUrl(typeof p.image_url === "string" ? p.image_url : p.image_url?.url);
+      if (img) out.push(img);
+    }
+  }
+  return out;
+}
+
 export function startChatMock(script?: Script | MockOptions): Promise<ModelMock> {
   const opts: MockOptions = Array.isArray(script) || typeof script === "function" ? { script } : (script ?? {});
   return startMockServer("chat-mock", opts, async (req, res, ctx) => {
@@ -174,5 +190,5 @@ export function startChatMock(script?: Script | MockOptions): Promise<ModelMock>
     sendJson(res, 404, {
       error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
     });
-  });
+  }, chatImages);
 }

@@ -7,7 +7,9 @@ import {
   sendJson,
   startMockServer,
   StreamWriter,
+  imageFromDataUrl,
   type HandlerContext,
+  type ImagePart,
   type MockOptions,
   type ModelMock,
   type RecordedRequest,
@@ -184,6 +186,25 @@ async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ct
   w.end();
 }
 
+/** `input_image` parts (`image_url: "data:…"`) of the input items, tool outputs included. */
+export function responsesImages(body: any): ImagePart[] {
+  const out: ImagePart[] = [];
+  const visit = (parts: unknown): void => {
+    if (!Array.isArray(parts)) return;
+    for (const p of parts as any[]) {
+      if (p?.type === "input_image") {
+        const img = imageFromDataUrl(typeof p.image_url === "string" ? p.image_url : p.image_url?.url);
+        if (img) out.push(img);
+      }
+    }
+  };
+  for (const item of Array.isArray(body?.input) ? body.input : []) {
+    visit(item?.content);
+    visit(item?.output);
+  }
+  return out;
+}
+
 export function startResponsesMock(script?: Script | MockOptions): Promise<ModelMock> {
   const opts: MockOptions = Array.isArray(script) || typeof script === "function" ? { script } : (script ?? {});
   return startMockServer("responses-mock", opts, async (req, res, ctx) => {
@@ -205,5 +226,5 @@ export function startResponsesMock(script?: Script | MockOptions): Promise<Model
     sendJson(res, 404, {
       error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
     });
-  });
+  }, responsesImages);
 }

@@ -17,7 +17,7 @@ func main() {
 	client := must(a4aa.Start(a4aa.Options{Permission: allow}))
 	// The bundled agent; or e.g. {ID: "claude-code", Credentials: a4aa.EnvLiterals{"ANTHROPIC_API_KEY": key}}
 	open := must(client.SessionOpen(ctx, a4aa.SessionOpenParams{Agent: &a4aa.AgentSelection{ID: "example"}}))
-	out := must(client.SessionPrompt(ctx, a4aa.SessionPromptParams{SessionID: open.SessionID, Text: "Hello!"}))
+	out := must(client.SessionPrompt(ctx, a4aa.Prompt(open.SessionID, "Hello!")))
 	must(client.SessionClose(ctx, a4aa.SessionCloseParams{SessionID: open.SessionID}))
 	for ev := range client.Events(open.SessionID) { // in the order sent; ends after the close
 		switch e := ev.(type) {

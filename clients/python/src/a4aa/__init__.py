@@ -13,6 +13,7 @@ The _generated_*.py modules are generated from schema/a4aa.v1.openrpc.json by
 """
 
 from . import _generated_protocol as protocol
+from . import content
 from ._codec import DecodeError
 from ._generated_methods import AsyncHostMethods, HostMethods, SidecarHandler
 from ._locate import SidecarNotFound, sidecar_command
@@ -36,6 +37,7 @@ __all__ = [
     "SidecarNotFound",
     "StreamItem",
     "TurnEnd",
+    "content",
     "sidecar_command",
     "protocol",
     *protocol.__all__,

@@ -3080,7 +3080,7 @@ class SessionPromptParams:
     session_id: SessionId
     text: Optional[str] = None
     """The prompt text. Before 1.2 it was required; now at least one of `text` and `content` must be
-    non-empty (`invalid_params` otherwise), and `text` goes first.
+    non-empty (`invalid_params` otherwise), and `text` goes first. Empty is the same as absent.
     """
     content: Optional[List[ContentBlock]] = None
     """(1.2) More of the prompt, after `text`: text, images, files' contents and links to files, in

@@ -15,7 +15,7 @@ import asyncio
 import inspect
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional, Sequence, Union, cast
+from typing import IO, Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
 
 from ._generated_methods import AsyncHostMethods
 from . import _generated_protocol as p
@@ -170,16 +170,18 @@ class AsyncClient(AsyncHostMethods):
         self,
         *,
         session_id: p.SessionId,
-        text: str,
+        text: Optional[str] = None,
+        content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
     ) -> AsyncIterator[StreamItem]:
         """session/prompt as one stream (`async for`): the session's events up to this turn's
         end, then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
-        events(session_id): read that nowhere else meanwhile. timeout bounds each wait."""
+        events(session_id): read that nowhere else meanwhile. timeout bounds each wait.
+        content: blocks after the text (a4aa.content: image_file, file_resource, file_link)."""
         c = self._c
-        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort).to_json()
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort).to_json()
         id_, fut, line = c._register(_PROMPT, params)
         await self._loop.run_in_executor(self._writer, c._send, id_, line)
         stream = self.events(session_id)

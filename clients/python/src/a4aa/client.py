@@ -271,15 +271,17 @@ class Client(HostMethods):
         self,
         *,
         session_id: p.SessionId,
-        text: str,
+        text: Optional[str] = None,
+        content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
     ) -> Iterator[StreamItem]:
         """session/prompt as one stream: yields the session's events up to this turn's end,
         then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
-        events(session_id): read that nowhere else meanwhile. timeout bounds each wait."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, model=model, effort=effort).to_json()
+        events(session_id): read that nowhere else meanwhile. timeout bounds each wait.
+        content: blocks after the text (a4aa.content: image_file, file_resource, file_link)."""
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort).to_json()
         id_, fut, line = self._register(_PROMPT, params)
         self._send(id_, line)
         stream = self.events(session_id)

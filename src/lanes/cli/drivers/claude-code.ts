@@ -38,6 +38,8 @@ function claudeArgs(ctx: LaneContext<CliAgentSpec>, session: { id: string; resum
 export const claudeCodeFlavor: StreamJsonFlavor = {
   name: "claudeCode",
   rules: claudeRules,
+  // Image blocks in the stream-json `user` line reach the model as they are.
+  content: { image: true, resource: true, resourceLink: true },
   args: claudeArgs,
   // Measured with 2.1.197: `total_cost_usd` grows across the turns of one process.
   costIsRunningTotal: true,

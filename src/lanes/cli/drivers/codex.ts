@@ -35,6 +35,8 @@ function codexCommand(t: TurnBuild): { args: string[]; tail: string[] } {
   const perm = o.permission === "ask" ? "readOnly" : o.permission;
   // `exec resume` has no -s: the sandbox goes through a config override there.
   args.push("-c", `sandbox_mode="${SANDBOX[perm]}"`);
+  // The prompt's images, written to the turn's private folder (`exec` and `exec resume` take -i).
+  for (const image of t.images) args.push("-i", image);
   const tail = resume ? ["--", t.nativeSessionId!, t.input.text] : ["--", t.input.text];
   return { args, tail };
 }
@@ -185,6 +187,7 @@ export const codexDriver: PerTurnDriver = {
   name: "codex",
   rules: codexRules,
   resume: true,
+  content: { image: true, resource: true, resourceLink: true },
   command: codexCommand,
   parser: codexParser,
   // Config overrides before `exec`: `-c mcp_servers.<name>={command, args, env}` (TOML), or

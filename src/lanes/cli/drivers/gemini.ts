@@ -2,7 +2,6 @@
 // turn. Events: init (session id), message (user echo; assistant deltas), tool_use,
 // tool_result, error (warnings and errors), result (status, stats).
 import { homedir } from "node:os";
-import path from "node:path";
 import { geminiMcpServers } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
@@ -13,6 +12,8 @@ import { cleanUsage } from "../usage.js";
 import type { LineParser } from "../turn-process.js";
 import type { PerTurnDriver, TurnBuild } from "../turn-session.js";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { blockText } from "../../content-text.js";
 
 export const GEMINI_MODES = ["default", "auto_edit", "yolo", "plan"] as const;
 
@@ -34,8 +35,19 @@ function geminiCommand(t: TurnBuild): { args: string[]; tail: string[] } {
   const model = t.input.model ?? o.model;
   if (model) args.push("-m", model);
   args.push("--approval-mode", o.mode ?? APPROVAL[o.permission]);
+  // Images go as `@path` includes: the turn's folder joins the workspace for this run.
+  if (t.images.length) args.push("--include-directories", path.dirname(t.images[0]));
   // `--prompt=` keeps a prompt that starts with "-" from being read as a flag.
-  return { args, tail: [`--prompt=${t.input.text}`] };
+  return { args, tail: [`--prompt=${t.images.length ? geminiPrompt(t) : t.input.text}`] };
+}
+
+/** The blocks in order, each image as `@path` (spaces escaped, as Gemini CLI reads them). */
+function geminiPrompt(t: TurnBuild): string {
+  let k = 0;
+  return t.input.blocks
+    .map((b) => (b.type === "image" ? `@${t.images[k++].replace(/ /g, "\\ ")}` : blockText(b)))
+    .filter((s): s is string => !!s)
+    .join("\n\n");
 }
 
 function geminiUsage(stats: unknown): Usage | undefined {
@@ -118,6 +130,7 @@ export const geminiDriver: PerTurnDriver = {
   name: "gemini",
   rules: geminiRules,
   resume: true,
+  content: { image: true, resource: true, resourceLink: true },
   env: () => ({ GEMINI_CLI_NO_RELAUNCH: "true" }),
   newSessionId: () => randomUUID(),
   command: geminiCommand,

@@ -8,6 +8,7 @@ import { errors } from "../../../errors.js";
 import type { LaneContext, LaneSession, TurnInput } from "../../lane.js";
 import { startPty, type PtyProcess, type StopResult } from "../../../supervise/spawn.js";
 import { pauseWithGate } from "../../../transport/ndjson-writer.js";
+import { blocksText } from "../../content-text.js";
 import { AnsiStripper } from "../ansi.js";
 import { checkSelectors, type SelectorRules } from "../selector-rules.js";
 import { capabilitiesOf, KILL_GRACE_MS, type PerTurnDriver } from "../turn-session.js";
@@ -66,6 +67,7 @@ export class PtyGenericSession implements LaneSession {
     const spec = ctx.spec;
     this.cancelled = false;
     const viaStdin = spec.promptVia === "stdin";
+    input = { ...input, text: blocksText(input.blocks) };
     const proc = await startPty({
       program: spec.command.program,
       args: [...spec.command.args, ...(spec.extraArgs ?? []), ...(viaStdin ? [] : [input.text])],

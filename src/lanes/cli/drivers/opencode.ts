@@ -34,6 +34,9 @@ function opencodeCommand(t: TurnBuild): { args: string[]; tail: string[] } {
   const effort = t.input.effort ?? o.effort;
   if (effort) args.push("--variant", effort);
   if (o.permission === "bypass") args.push("--auto");
+  // The prompt's images as attached files: opencode sends them to a model whose config
+  // declares image input (otherwise it tells the model it cannot read them).
+  for (const image of t.images) args.push("-f", image);
   return { args, tail: ["--", t.input.text] };
 }
 
@@ -128,6 +131,7 @@ export const opencodeDriver: PerTurnDriver = {
   name: "opencode",
   rules: opencodeRules,
   resume: true,
+  content: { image: true, resource: true, resourceLink: true },
   command: opencodeCommand,
   parser: opencodeParser,
   // OPENCODE_CONFIG_CONTENT: inline config merged over opencode's own files; `mcp` entries

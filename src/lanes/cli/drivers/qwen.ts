@@ -32,6 +32,8 @@ function qwenArgs(ctx: LaneContext<CliAgentSpec>, session: { id: string; resume:
 export const qwenFlavor: StreamJsonFlavor = {
   name: "qwen",
   rules: qwenRules,
+  // 0.15.10 turns a stream-json `user` line into text (extractUserMessageText): an image
+  // block would reach the model as its JSON. Images are refused; files go inline as text.
   args: qwenArgs,
   // Qwen reports a failed API call as a successful result whose text says so.
   failedText: (text) => text.trimStart().startsWith("[API Error"),

@@ -1,0 +1,62 @@
+// Prompt content (R-CONTENT-1) through a real `a4aa serve` to a real CLI agent, against the
+// loopback mock of its model API: the sidecar runs with its own TMPDIR, so that a test can
+// check that the files it wrote for the agent are gone after the turn.
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
+import type { ModelMock, Reply } from "../../agents/mocks/common.js";
+import { open, withHost, type Host } from "../../integration/cli/helpers/host.js";
+
+export { RED_PNG, solidPng } from "../../helpers/png.js";
+
+export interface ContentRig {
+  h: Host;
+  mock: ModelMock;
+  run: AgentRun;
+  /** The sidecar's TMPDIR. */
+  tmp: string;
+  /** Opens a cli session of `driver` on the agent. */
+  open(options?: Record<string, unknown>): Promise<any>;
+  /** a4aa's prompt-content folders under the sidecar's TMPDIR. */
+  contentDirs(): string[];
+}
+
+export async function withCliContent(agent: AgentName, driver: string, script: Reply[], fn: (r: ContentRig) => Promise<void>): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "a4aa-content-test-"));
+  const mock = await startMockFor(agent, script);
+  const run = prepareAgent(agent, mock);
+  try {
+    await withHost(
+      async (h) => {
+        const spec = { id: agent, lane: "cli", driver, command: run.command() };
+        await fn({
+          h,
+          mock,
+          run,
+          tmp,
+          open: (options = {}) => open(h, { spec, cwd: run.cwd, options }),
+          contentDirs: () => readdirSync(tmp).filter((n) => n.startsWith("a4aa-content-")),
+        });
+      },
+      { args: ["--log-level", "debug"], env: { ...process.env, TMPDIR: tmp } },
+    );
+  } finally {
+    await mock.close();
+    await run.cleanup();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The arguments of the agent processes the sidecar started (its debug log). */
+export function startedArgs(h: Host): string[][] {
+  return h.stderrLines.flatMap((l) => {
+    const m = /started \S+ \(pid \d+\) (\[.*\])/.exec(l);
+    if (!m) return [];
+    try {
+      return [JSON.parse(m[1]) as string[]];
+    } catch {
+      return [];
+    }
+  });
+}
