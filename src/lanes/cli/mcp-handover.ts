@@ -12,7 +12,7 @@ export interface McpHandover {
    * The servers as flags (placed after the spec's `command.args`, before the driver's own)
    * and variables (over the session's environment). `dir()` makes the private folder.
    */
-  render(servers: readonly McpServer[], dir: (base?: string) => PrivateDir): { args?: string[]; env?: Record<string, string> };
+  render(servers: readonly McpServer[], dir: (base?: string) => PrivateDir, env: Readonly<Record<string, string>>): { args?: string[]; env?: Record<string, string> };
 }
 
 /** R-MCP-1 at precheck: unsupported_selector (stage open) before anything is spawned. */
@@ -34,7 +34,7 @@ export async function openWithMcp(
   if (!servers.length || !handover) return withMcp(await open(ctx), mcp, null);
   let dir: PrivateDir | null = null;
   try {
-    const r = handover.render(servers, (base) => (dir ??= new PrivateDir(ctx.spec.driver, base)));
+    const r = handover.render(servers, (base) => (dir ??= new PrivateDir(ctx.spec.driver, base)), ctx.env);
     const spec = { ...ctx.spec, command: { ...ctx.spec.command, args: [...ctx.spec.command.args, ...(r.args ?? [])] } };
     const session = await open({ ...ctx, spec, env: { ...ctx.env, ...(r.env ?? {}) } });
     return withMcp(session, mcp, dir);

@@ -1,6 +1,7 @@
 // `opencode`: `opencode run --format json --thinking … -- <prompt>`, one process per turn.
 // Events: step_start, text (whole parts), reasoning, tool_use (finished tools), step_finish
 // (tokens, cost), error. There is no final event: the turn ends when the process exits.
+import type { McpServer } from "../../../../generated/ts/types.js";
 import { opencodeMcpConfig } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
@@ -135,6 +136,23 @@ export const opencodeDriver: PerTurnDriver = {
   command: opencodeCommand,
   parser: opencodeParser,
   // OPENCODE_CONFIG_CONTENT: inline config merged over opencode's own files; `mcp` entries
-  // (`local` command arrays, `remote` URLs — streamable HTTP with SSE fallback).
-  mcp: { caps: { stdio: true, http: true, sse: true }, render: (servers) => ({ env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeMcpConfig(servers)) } }) },
+  // (`local` command arrays, `remote` URLs — streamable HTTP with SSE fallback), added to
+  // an OPENCODE_CONFIG_CONTENT the session already sets (a same-named entry replaced).
+  mcp: {
+    caps: { stdio: true, http: true, sse: true },
+    render: (servers, _dir, env) => ({ env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(withOpencodeMcp(env.OPENCODE_CONFIG_CONTENT, servers)) } }),
+  },
 };
+
+/** `existing` (an OPENCODE_CONFIG_CONTENT the session sets; ignored unless a JSON object) with the servers' `mcp` entries added. */
+function withOpencodeMcp(existing: string | undefined, servers: readonly McpServer[]): Record<string, unknown> {
+  let base: Record<string, unknown> = {};
+  try {
+    const v: unknown = existing ? JSON.parse(existing) : {};
+    if (v && typeof v === "object" && !Array.isArray(v)) base = v as Record<string, unknown>;
+  } catch {
+    // not JSON: opencode would reject it too; the servers' config replaces it
+  }
+  const mcp = base.mcp && typeof base.mcp === "object" ? (base.mcp as Record<string, unknown>) : {};
+  return { ...base, mcp: { ...mcp, ...opencodeMcpConfig(servers).mcp } };
+}
