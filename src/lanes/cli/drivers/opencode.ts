@@ -135,12 +135,17 @@ export const opencodeDriver: PerTurnDriver = {
   content: { image: true, resource: true, resourceLink: true },
   command: opencodeCommand,
   parser: opencodeParser,
-  // OPENCODE_CONFIG_CONTENT: inline config merged over opencode's own files; `mcp` entries
-  // (`local` command arrays, `remote` URLs — streamable HTTP with SSE fallback), added to
-  // an OPENCODE_CONFIG_CONTENT the session already sets (a same-named entry replaced).
+  // `mcp` entries (`local` command arrays, `remote` URLs — streamable HTTP with SSE
+  // fallback) in a 0600 config file named by OPENCODE_CONFIG, merged over opencode's own
+  // files. Not OPENCODE_CONFIG_CONTENT: opencode hands its environment to every MCP child,
+  // which would then read every server's env values. A session that sets OPENCODE_CONFIG
+  // itself gets them in OPENCODE_CONFIG_CONTENT instead (added to one it sets).
   mcp: {
     caps: { stdio: true, http: true, sse: true },
-    render: (servers, _dir, env) => ({ env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(withOpencodeMcp(env.OPENCODE_CONFIG_CONTENT, servers)) } }),
+    render: (servers, dir, env): { env: Record<string, string> } =>
+      env.OPENCODE_CONFIG === undefined
+        ? { env: { OPENCODE_CONFIG: dir().write("opencode.json", JSON.stringify(opencodeMcpConfig(servers))) } }
+        : { env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(withOpencodeMcp(env.OPENCODE_CONFIG_CONTENT, servers)) } },
   },
 };
 
