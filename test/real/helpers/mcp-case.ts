@@ -89,7 +89,7 @@ export function mcpRealCase(c: McpCase): void {
         let envAt = -1;
         let searched = false;
         // Call echo, then get-env, then say the final text. An agent that defers MCP tools
-        // behind a `tool_search` tool (Qwen Code 0.15) first gets them loaded by name.
+        // behind a search tool (Qwen Code 0.15, claude-agent-acp) first gets them loaded by name.
         const script = (req: RecordedRequest, i: number): Reply => {
           const body = JSON.stringify(req.body ?? null);
           if (echoAt < 0) {
@@ -101,9 +101,11 @@ export function mcpRealCase(c: McpCase): void {
               return reply.tool(offered, { message: MESSAGE });
             }
             const deferred = body.match(/mcp__everything__echo/);
-            if (deferred && !searched && body.includes('"name":"tool_search"')) {
+            // Qwen Code's `tool_search`, the Claude Agent SDK's `ToolSearch`.
+            const search = ["tool_search", "ToolSearch"].find((n) => body.includes(`"name":"${n}"`));
+            if (deferred && !searched && search) {
               searched = true;
-              return reply.tool("tool_search", { query: "select:mcp__everything__echo,mcp__everything__get-env" });
+              return reply.tool(search, { query: "select:mcp__everything__echo,mcp__everything__get-env" });
             }
             return reply.text("no MCP echo tool offered");
           }
