@@ -108,13 +108,24 @@ export function buildChildEnv(input: EnvInput): EnvResult {
     env[name] = r.value;
   }
 
-  for (const [name, value] of Object.entries(input.sessionEnv ?? {})) {
-    if (value === undefined) continue;
-    const bad = checkName(name, "env") ?? checkValue(name, value, "env");
-    if (bad) return refuse(bad);
-    env[name] = value;
-  }
+  const bad = checkLiterals(input.sessionEnv, "env");
+  if (bad) return { ok: false, error: bad };
+  for (const [name, value] of Object.entries(input.sessionEnv ?? {})) if (value !== undefined) env[name] = value;
   return { ok: true, env: plain(env) };
+}
+
+/**
+ * R-ENV-4 for literal variables (`session/open`'s `env`, an MCP server's `env`): the
+ * `env_refused` error (stage spawn) for the first bad name or value, or null. `where`
+ * prefixes the reason (`env`, `options.mcpServers[0].env`).
+ */
+export function checkLiterals(literals: EnvLiterals | undefined, where: string): A4aaError | null {
+  for (const [name, value] of Object.entries(literals ?? {})) {
+    if (value === undefined) continue;
+    const bad = checkName(name, where) ?? checkValue(name, value, where);
+    if (bad) return new A4aaError("env_refused", "spawn", bad);
+  }
+  return null;
 }
 
 /** A plain object with exactly these own properties (defined, so `__proto__` is one too). */

@@ -13,6 +13,7 @@ import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
+import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
 import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import { SharedPool } from "../lanes/shared-pool.js";
 import type { SessionService } from "./service.js";
@@ -84,6 +85,7 @@ export class SessionManager implements SessionService {
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
     secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
+    secrets.add(mcpLiterals(params.options?.mcpServers));
     const env = buildChildEnv({
       policy: spec.command.env,
       sessionEnv: params.env,
@@ -91,6 +93,8 @@ export class SessionManager implements SessionService {
       trustHostEnv: this.o.trustHostEnv,
     });
     if (!env.ok) throw env.error;
+    // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
+    checkMcpServers(params.options?.mcpServers);
 
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
@@ -98,10 +102,6 @@ export class SessionManager implements SessionService {
     driver.precheck(spec, options, params.resume);
     if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share && !driver.prewarm) {
       throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes; open without share`);
-    }
-    if (options.mcpServers?.length) {
-      // Being built per lane (issue 17); until a lane hands them on, none silently drops them.
-      throw errors.unsupportedSelector("open", `options.mcpServers: the ${spec.lane} lane cannot hand MCP servers to its agent in this build`);
     }
 
     const id = `${this.idPrefix}-${++this.counter}`;

@@ -1,6 +1,7 @@
 // One ACP agent process speaking to the sidecar as its ACP client: the handshake
 // (initialize, authenticate, session/new | resume | load, selectors), turns, cancel, the
 // agent's requests (permissions, fs, terminals), and the process's end.
+import { acpMcpTransports, checkMcpTransports, mcpCapabilities, mergeAcpMcpServers } from "../mcp-servers.js";
 import type * as A from "../../../generated/acp/types.js";
 import {
   validateInitializeResponse,
@@ -152,7 +153,10 @@ export class AcpLaneSession implements LaneSession {
     const canResume = !!caps.sessionCapabilities?.resume;
     const canLoad = caps.loadSession === true;
 
-    const sessionParams = { cwd, mcpServers: spec.mcpServers ?? [] };
+    // R-MCP-1: the option's servers in ACP form, within the agent's mcpCapabilities.
+    const mcp = acpMcpTransports(caps);
+    checkMcpTransports(this.ctx.options.mcpServers, mcp, "the agent (its initialize mcpCapabilities)");
+    const sessionParams = { cwd, mcpServers: mergeAcpMcpServers(spec.mcpServers, this.ctx.options.mcpServers) };
     const refused: Refusal = (e) =>
       e.code === ACP_AUTH_REQUIRED || looksLikeAuthFailure(e.message)
         ? authFailure(spec, "initialize", `${e.method}: ${e.message}`)
@@ -194,7 +198,7 @@ export class AcpLaneSession implements LaneSession {
       images: promptCaps?.image === true,
       // ACP: every agent takes text and resource links; images and embedded resources when offered.
       content: { image: promptCaps?.image === true, resource: promptCaps?.embeddedContext === true, resourceLink: true },
-      mcp: { stdio: false, http: false },
+      mcp: mcpCapabilities(mcp),
       selectors: {
         model: offered(this.state, "model").length > 0,
         mode: offered(this.state, "mode").length > 0,

@@ -11,6 +11,7 @@ import { geminiDriver } from "./drivers/gemini.js";
 import { genericDriver } from "./drivers/generic.js";
 import { opencodeDriver } from "./drivers/opencode.js";
 import { qwenFlavor } from "./drivers/qwen.js";
+import type { McpHandover } from "./mcp-handover.js";
 import type { SelectorRules } from "./selector-rules.js";
 import type { StreamJsonFlavor } from "./stream-json-session.js";
 import type { PerTurnDriver } from "./turn-session.js";
@@ -36,4 +37,5 @@ export function driverOf(spec: CliAgentSpec): DriverEntry {
 }
 
 export const rulesOf = (e: DriverEntry): SelectorRules => (e.kind === "perTurn" ? e.driver.rules : e.flavor.rules);
+export const mcpOf = (e: DriverEntry): McpHandover | undefined => (e.kind === "perTurn" ? e.driver.mcp : e.flavor.mcp);
 export const resumableOf = (e: DriverEntry): boolean => (e.kind === "perTurn" ? e.driver.resume : true);

@@ -3,7 +3,8 @@ import type { CliAgentSpec, PermissionPreset } from "../../../generated/ts/types
 import { errors } from "../../errors.js";
 import { ensureNodePty } from "../../supervise/pty-process.js";
 import type { LaneContext, LaneDriver, LaneSession, ResolvedOptions } from "../lane.js";
-import { driverOf, resumableOf, rulesOf } from "./driver-registry.js";
+import { driverOf, mcpOf, type DriverEntry, resumableOf, rulesOf } from "./driver-registry.js";
+import { openWithMcp, precheckMcp } from "./mcp-handover.js";
 import { PtyGenericSession } from "./drivers/generic.js";
 import { checkSelectors } from "./selector-rules.js";
 import { StreamJsonSession } from "./stream-json-session.js";
@@ -28,15 +29,20 @@ export const cliDriver: LaneDriver<CliAgentSpec> = {
     }
     checkSelectors(spec.driver, rulesOf(e), options, "open");
     if (e.kind === "streamJson") e.flavor.precheck?.(options, resume);
+    precheckMcp(spec.driver, mcpOf(e), options.mcpServers);
   },
 
   async open(ctx: LaneContext<CliAgentSpec>): Promise<LaneSession> {
     const e = driverOf(ctx.spec);
-    if (e.kind === "streamJson") return StreamJsonSession.open(ctx, e.flavor);
-    if (ctx.spec.driver === "generic" && ctx.spec.transport === "pty") {
-      await ensureNodePty(); // a missing native build fails the open, not the first prompt
-      return new PtyGenericSession(ctx);
-    }
-    return new PerTurnSession(ctx, e.driver);
+    return openWithMcp(ctx, mcpOf(e), (c) => openCli(c, e));
   },
 };
+
+async function openCli(ctx: LaneContext<CliAgentSpec>, e: DriverEntry): Promise<LaneSession> {
+  if (e.kind === "streamJson") return StreamJsonSession.open(ctx, e.flavor);
+  if (ctx.spec.driver === "generic" && ctx.spec.transport === "pty") {
+    await ensureNodePty(); // a missing native build fails the open, not the first prompt
+    return new PtyGenericSession(ctx);
+  }
+  return new PerTurnSession(ctx, e.driver);
+}

@@ -14,6 +14,7 @@ import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
 import { arr, parseJsonLine, isObj, json, obj, str, type Obj } from "./loose-json.js";
+import type { McpHandover } from "./mcp-handover.js";
 import { checkSelectors, type SelectorRules } from "./selector-rules.js";
 import { toolKind, toolTitle } from "./tool-calls.js";
 import { diffUsage } from "./usage.js";
@@ -36,6 +37,8 @@ export interface StreamJsonFlavor {
   costIsRunningTotal?: boolean;
   /** The result's usage is the session's running total: report each turn's difference. */
   usageIsRunningTotal?: boolean;
+  /** How the CLI takes `options.mcpServers` (R-MCP-1). */
+  readonly mcp?: McpHandover;
 }
 
 /** How long the CLI has to answer `initialize`. */

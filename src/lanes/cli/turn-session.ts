@@ -4,6 +4,7 @@
 import type { AgentInfo, Capabilities, CliAgentSpec, ContentCapabilities, SessionState, TurnOutcome, Usage } from "../../../generated/ts/types.js";
 import { blocksText } from "../content-text.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
+import type { McpHandover } from "./mcp-handover.js";
 import { PromptFiles } from "./prompt-files.js";
 import { checkSelectors, type SelectorRules } from "./selector-rules.js";
 import { TurnProcess, type LineParser, type TextParser } from "./turn-process.js";
@@ -38,6 +39,8 @@ export interface PerTurnDriver {
   /** The driver's own flags (`args`, placed before extraArgs) and what follows extraArgs (`tail`). */
   command(t: TurnBuild): { args: string[]; tail: string[]; stdin?: string };
   parser(t: TurnBuild, memo: DriverMemo): LineParser | TextParser;
+  /** How the CLI takes `options.mcpServers` (R-MCP-1); absent: it cannot, they are refused. */
+  readonly mcp?: McpHandover;
 }
 
 export const END_GRACE_MS = 1000;

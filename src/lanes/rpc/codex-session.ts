@@ -1,6 +1,7 @@
 // One `codex app-server` process driven as its client: the handshake (initialize,
 // initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
 // interrupts (including the one that races ahead of the turn), approvals, and the end.
+import { codexMcpConfig, mcpCapabilities, type McpTransports } from "../mcp-servers.js";
 import { blockText } from "../content-text.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
@@ -63,6 +64,9 @@ class ActiveTurn {
   }
 }
 
+/** Codex takes stdio and streamable-HTTP MCP servers; it has no SSE transport. */
+export const CODEX_MCP: McpTransports = { stdio: true, http: true, sse: false };
+
 export class CodexLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
   readonly agentInfo = null;
@@ -75,7 +79,7 @@ export class CodexLaneSession implements LaneSession {
     images: true,
     // Images as data-URL image items; embedded files and links as text items (content-text.ts).
     content: { image: true, resource: true, resourceLink: true },
-    mcp: { stdio: false, http: false },
+    mcp: mcpCapabilities(CODEX_MCP),
     selectors: { model: true, mode: false, effort: true, permission: true },
   };
 
@@ -129,7 +133,8 @@ export class CodexLaneSession implements LaneSession {
     if (!this.shared) await codexInitialize(this.agent, ctx);
 
     const { approvalPolicy, sandbox } = codexPolicy(ctx.spec, ctx.options.permission);
-    const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}) };
+    const mcp = ctx.options.mcpServers?.length ? { config: codexMcpConfig(ctx.options.mcpServers) } : {};
+    const common = { cwd: ctx.cwd, approvalPolicy, sandbox, ...(ctx.options.model ? { model: ctx.options.model } : {}), ...mcp };
     const what = ctx.resume ? `thread/resume ${ctx.resume}` : "thread/start";
     const refused: Refusal = (e) =>
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)

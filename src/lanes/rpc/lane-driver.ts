@@ -4,7 +4,8 @@ import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
 import type { LaneDriver } from "../lane.js";
 import { codexShareKey, openSharedCodexSession, startCodexConnection } from "./codex-connection.js";
-import { openCodexSession } from "./codex-session.js";
+import { CODEX_MCP, openCodexSession } from "./codex-session.js";
+import { checkMcpTransports } from "../mcp-servers.js";
 
 export const rpcDriver: LaneDriver<RpcAgentSpec> = {
   lane: "rpc",
@@ -12,6 +13,8 @@ export const rpcDriver: LaneDriver<RpcAgentSpec> = {
   defaultPermission: () => "ask",
   precheck: (spec, options) => {
     if (spec.dialect !== "codexAppServer") throw errors.unsupportedSelector("open", `unknown rpc dialect ${JSON.stringify(spec.dialect)}`);
+    // Per-thread config overrides (`thread/start` / `thread/resume` `config`), as `codex exec -c`.
+    checkMcpTransports(options.mcpServers, CODEX_MCP, "codex app-server");
     if (options.mode !== undefined) {
       throw errors.unsupportedSelector("open", `mode ${JSON.stringify(options.mode)}: codex app-server has no modes; use options.permission`);
     }

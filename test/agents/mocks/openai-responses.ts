@@ -129,17 +129,22 @@ async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ct
     output.push(item);
     send("response.output_item.done", { output_index, item });
   };
-  const functionCall = (name: string, args: Record<string, unknown>, callId: string) => {
+  // A name `ns/tool` calls `tool` of the Responses `namespace` tool `ns` (Codex offers an MCP
+  // server's tools so: `mcp__<server>/echo`).
+  const functionCall = (qualified: string, args: Record<string, unknown>, callId: string) => {
+    const slash = qualified.indexOf("/");
+    const name = slash < 0 ? qualified : qualified.slice(slash + 1);
+    const ns = slash < 0 ? {} : { namespace: qualified.slice(0, slash) };
     const output_index = output.length;
     const item_id = `fc_mock_${ctx.counter()}`;
     const argStr = JSON.stringify(args);
     send("response.output_item.added", {
       output_index,
-      item: { id: item_id, type: "function_call", status: "in_progress", name, call_id: callId, arguments: "" },
+      item: { id: item_id, type: "function_call", status: "in_progress", name, ...ns, call_id: callId, arguments: "" },
     });
     send("response.function_call_arguments.delta", { item_id, output_index, delta: argStr });
     send("response.function_call_arguments.done", { item_id, output_index, arguments: argStr });
-    const item = { id: item_id, type: "function_call", status: "completed", name, call_id: callId, arguments: argStr };
+    const item = { id: item_id, type: "function_call", status: "completed", name, ...ns, call_id: callId, arguments: argStr };
     output.push(item);
     send("response.output_item.done", { output_index, item });
   };

@@ -11,7 +11,7 @@ test("open: initialize with clientInfo, initialized, thread/start with the prese
   const { h, marker } = setup();
   const r = await h.ok("session/open", { spec: fakeSpec(marker, [], { clientName: "my-host" }) });
   assert.equal(r.nativeSessionId, "thr_fake_1");
-  assert.deepEqual(r.capabilities, { lane: "rpc", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: false, effort: true, permission: true }, content: { image: true, resource: true, resourceLink: true }, mcp: { stdio: false, http: false } });
+  assert.deepEqual(r.capabilities, { lane: "rpc", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: false, effort: true, permission: true }, content: { image: true, resource: true, resourceLink: true }, mcp: { stdio: true, http: true } });
   assert.equal(r.agentInfo, null);
   assert.equal(r.sessionState, null);
   const out = await h.ok("session/prompt", { sessionId: r.sessionId, text: "handshake" });

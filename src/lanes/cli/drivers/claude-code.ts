@@ -2,6 +2,8 @@
 // session, permissions asked through the control protocol (`--permission-prompt-tool stdio`).
 import type { CliAgentSpec } from "../../../../generated/ts/types.js";
 import type { LaneContext } from "../../lane.js";
+import { claudeMcpConfig } from "../../mcp-servers.js";
+import type { McpHandover } from "../mcp-handover.js";
 import type { SelectorRules } from "../selector-rules.js";
 import type { StreamJsonFlavor } from "../stream-json-session.js";
 
@@ -41,4 +43,16 @@ export const claudeCodeFlavor: StreamJsonFlavor = {
   args: claudeArgs,
   // Measured with 2.1.197: `total_cost_usd` grows across the turns of one process.
   costIsRunningTotal: true,
+  mcp: claudeMcp(),
 };
+
+/**
+ * `--mcp-config FILE --strict-mcp-config`: a 0600 file in the session's private folder
+ * (not inline JSON: argv is readable by every local user), and only these servers.
+ */
+function claudeMcp(): McpHandover {
+  return {
+    caps: { stdio: true, http: true, sse: true },
+    render: (servers, dir) => ({ args: ["--mcp-config", dir().write("mcp.json", JSON.stringify(claudeMcpConfig(servers))), "--strict-mcp-config"] }),
+  };
+}

@@ -1,6 +1,7 @@
 // `codex`: `codex exec --json`, one process per turn, stdin closed. Events: thread.started,
 // turn.started, item.started/updated/completed, turn.completed (usage: the thread's running
 // total, so each turn reports the difference) or turn.failed / error.
+import { codexMcpArgs } from "../../mcp-servers.js";
 import type { AgentEvent, ToolKind, Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
 import { arr, json, num, obj, str, type Obj } from "../loose-json.js";
@@ -189,4 +190,7 @@ export const codexDriver: PerTurnDriver = {
   content: { image: true, resource: true, resourceLink: true },
   command: codexCommand,
   parser: codexParser,
+  // Config overrides before `exec`: `-c mcp_servers.<name>={command, args, env}` (TOML), or
+  // `{url, http_headers}` for streamable HTTP; Codex has no SSE transport.
+  mcp: { caps: { stdio: true, http: true, sse: false }, render: (servers) => ({ args: codexMcpArgs(servers) }) },
 };

@@ -1,6 +1,8 @@
 // `gemini`: Gemini CLI headless, `gemini -o stream-json --prompt=<text>`, one process per
 // turn. Events: init (session id), message (user echo; assistant deltas), tool_use,
 // tool_result, error (warnings and errors), result (status, stats).
+import { homedir } from "node:os";
+import { geminiMcpServers } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
 import { json, num, obj, str } from "../loose-json.js";
@@ -133,4 +135,18 @@ export const geminiDriver: PerTurnDriver = {
   newSessionId: () => randomUUID(),
   command: geminiCommand,
   parser: geminiParser,
+  // A per-session settings file with `mcpServers`, read as Gemini's system settings
+  // (GEMINI_CLI_SYSTEM_SETTINGS_PATH, 0.61): it stands in for /etc/gemini-cli/settings.json
+  // and is merged over the user's settings. Gemini skips (with a warning only) a system
+  // settings file that is not owned by root or has a group/other-writable folder above it
+  // (/tmp is): so only a sidecar running as root can hand servers to headless Gemini, from a
+  // folder under its home; any other refuses them (gemini --acp on the acp lane takes them).
+  mcp: {
+    caps: process.getuid?.() === 0 ? { stdio: true, http: true, sse: true } : { stdio: false, http: false, sse: false },
+    render: (servers, dir) => ({
+      env: {
+        GEMINI_CLI_SYSTEM_SETTINGS_PATH: dir(path.join(homedir(), ".cache", "a4aa")).write("settings.json", JSON.stringify({ mcpServers: geminiMcpServers(servers) })),
+      },
+    }),
+  },
 };

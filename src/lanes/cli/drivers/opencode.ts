@@ -1,6 +1,8 @@
 // `opencode`: `opencode run --format json --thinking … -- <prompt>`, one process per turn.
 // Events: step_start, text (whole parts), reasoning, tool_use (finished tools), step_finish
 // (tokens, cost), error. There is no final event: the turn ends when the process exits.
+import type { McpServer } from "../../../../generated/ts/types.js";
+import { opencodeMcpConfig } from "../../mcp-servers.js";
 import type { Usage } from "../../../../generated/ts/types.js";
 import { errors } from "../../../errors.js";
 import { json, num, obj, str } from "../loose-json.js";
@@ -133,4 +135,29 @@ export const opencodeDriver: PerTurnDriver = {
   content: { image: true, resource: true, resourceLink: true },
   command: opencodeCommand,
   parser: opencodeParser,
+  // `mcp` entries (`local` command arrays, `remote` URLs — streamable HTTP with SSE
+  // fallback) in a 0600 config file named by OPENCODE_CONFIG, merged over opencode's own
+  // files. Not OPENCODE_CONFIG_CONTENT: opencode hands its environment to every MCP child,
+  // which would then read every server's env values. A session that sets OPENCODE_CONFIG
+  // itself gets them in OPENCODE_CONFIG_CONTENT instead (added to one it sets).
+  mcp: {
+    caps: { stdio: true, http: true, sse: true },
+    render: (servers, dir, env): { env: Record<string, string> } =>
+      env.OPENCODE_CONFIG === undefined
+        ? { env: { OPENCODE_CONFIG: dir().write("opencode.json", JSON.stringify(opencodeMcpConfig(servers))) } }
+        : { env: { OPENCODE_CONFIG_CONTENT: JSON.stringify(withOpencodeMcp(env.OPENCODE_CONFIG_CONTENT, servers)) } },
+  },
 };
+
+/** `existing` (an OPENCODE_CONFIG_CONTENT the session sets; ignored unless a JSON object) with the servers' `mcp` entries added. */
+function withOpencodeMcp(existing: string | undefined, servers: readonly McpServer[]): Record<string, unknown> {
+  let base: Record<string, unknown> = {};
+  try {
+    const v: unknown = existing ? JSON.parse(existing) : {};
+    if (v && typeof v === "object" && !Array.isArray(v)) base = v as Record<string, unknown>;
+  } catch {
+    // not JSON: opencode would reject it too; the servers' config replaces it
+  }
+  const mcp = base.mcp && typeof base.mcp === "object" ? (base.mcp as Record<string, unknown>) : {};
+  return { ...base, mcp: { ...mcp, ...opencodeMcpConfig(servers).mcp } };
+}

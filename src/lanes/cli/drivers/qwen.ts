@@ -1,6 +1,7 @@
 // `qwen`: Qwen Code (`qwen`), a Gemini CLI fork that speaks Claude Code's stream-json and
 // control protocol. In stream-json input mode it asks every permission through
 // `can_use_tool` (no prompt-tool flag); its approval modes are `--approval-mode`.
+import { geminiMcpServers } from "../../mcp-servers.js";
 import type { CliAgentSpec } from "../../../../generated/ts/types.js";
 import type { LaneContext } from "../../lane.js";
 import type { SelectorRules } from "../selector-rules.js";
@@ -38,4 +39,10 @@ export const qwenFlavor: StreamJsonFlavor = {
   failedText: (text) => text.trimStart().startsWith("[API Error"),
   // Measured with 0.15.10: the result's token counts grow across the turns of a session.
   usageIsRunningTotal: true,
+  // `--mcp-config FILE` (0.15.10: "a path to a JSON file or inline JSON with {"mcpServers":
+  // {...}}"), Gemini's settings form; added to the servers of Qwen's own settings.
+  mcp: {
+    caps: { stdio: true, http: true, sse: true },
+    render: (servers, dir) => ({ args: ["--mcp-config", dir().write("mcp.json", JSON.stringify({ mcpServers: geminiMcpServers(servers) }))] }),
+  },
 };
