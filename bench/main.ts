@@ -29,18 +29,22 @@ const SUITES = {
 } as const;
 type SuiteName = keyof typeof SUITES;
 
-const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SUITES).join(",")}] [--cpu-prof]
+const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SUITES).join(",")}] [--real] [--cpu-prof]
   --quick     small sizes (CI smoke run, under 30 s)
+  --real      also measure real agents (test/agents, against their loopback mocks): share's
+              open latencies with gemini --acp (needs npm run agents:install)
   --only      run these suites only
   --cpu-prof  run every a4aa serve under node --cpu-prof (profiles in bench/results/prof/)`;
 
-function parse(argv: string[]): { quick: boolean; only: SuiteName[]; cpuProf: boolean } {
+function parse(argv: string[]): { quick: boolean; only: SuiteName[]; cpuProf: boolean; real: boolean } {
   let quick = false;
+  let real = false;
   let cpuProf = false;
   let only = Object.keys(SUITES) as SuiteName[];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--quick") quick = true;
+    else if (a === "--real") real = true;
     else if (a === "--cpu-prof") cpuProf = true;
     else if (a === "--only" || a.startsWith("--only=")) {
       const v = a === "--only" ? argv[++i] : a.slice(7);
@@ -52,7 +56,7 @@ function parse(argv: string[]): { quick: boolean; only: SuiteName[]; cpuProf: bo
       process.exit(0);
     } else throw new Error(`unknown option ${a}\n${USAGE}`);
   }
-  return { quick, only, cpuProf };
+  return { quick, only, cpuProf, real };
 }
 
 async function main(): Promise<number> {
@@ -64,7 +68,7 @@ async function main(): Promise<number> {
     sidecarNodeFlags.push("--cpu-prof", `--cpu-prof-dir=${resultsDir}/prof`);
   }
   const started = Date.now();
-  const ctx: SuiteContext = { quick: opts.quick, log: (l) => process.stderr.write(l + "\n") };
+  const ctx: SuiteContext = { quick: opts.quick, real: opts.real, log: (l) => process.stderr.write(l + "\n") };
   ctx.log(`a4aa bench${opts.quick ? " --quick" : ""}: ${opts.only.join(", ")} (node ${process.version}, ${os.cpus().length} cores)`);
   const results: SuiteResult[] = [];
   for (const name of opts.only) {
@@ -74,7 +78,8 @@ async function main(): Promise<number> {
     allowStarts();
     const running = s.run(ctx);
     try {
-      const r = await withTimeout(running, opts.quick ? s.quickMs : s.fullMs, name);
+      // Real agents start in seconds, not milliseconds.
+      const r = await withTimeout(running, (opts.quick ? s.quickMs : s.fullMs) + (opts.real ? 180_000 : 0), name);
       results.push({ name, ...r, seconds: (Date.now() - t0) / 1000 });
     } catch (e) {
       ctx.log(`  ${name} failed: ${(e as Error).stack ?? e}`);

@@ -1,4 +1,6 @@
 export interface SuiteContext {
   quick: boolean;
+  /** --real: also measure the real agents of test/agents against their mocks. */
+  real?: boolean;
   log: (line: string) => void;
 }

@@ -6,11 +6,12 @@
 // - 8 sessions streaming at once: events/s at the host on one shared process vs 8 processes.
 import type { ChildProcess } from "node:child_process";
 import { Conn } from "../lib/ndjson.js";
-import { MiB, childPids, memBytes, sleep, startSidecar, stop } from "../lib/proc.js";
+import { MARKER, MARKER_ENV, MiB, childPids, memBytes, sleep, startSidecar, stop } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { floodSpec, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
 import type { SuiteContext } from "./context.js";
+import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor } from "../../test/agents/agents.js";
 
 /** The sidecar and every descendant: their VmRSS summed. */
 function treeRss(pid: number): { bytes: number; processes: number } {
@@ -104,6 +105,68 @@ async function streams(sessions: number, events: number, share: boolean): Promis
   });
 }
 
+/**
+ * --real: the same three open latencies with gemini --acp against its loopback mock (the
+ * agent of test/agents): cold (a process per open), warm-shared, and prewarmed — the last one
+ * in a fresh sidecar per open, so that each measured open is the first on its prewarmed process.
+ */
+async function realOpens(ctx: SuiteContext): Promise<Row[]> {
+  const agent = "gemini-acp";
+  if (!agentsInstalled([agent])) throw new Error(`--real needs the real agents: ${INSTALL_HINT}`);
+  const mock = await startMockFor(agent, () => undefined);
+  const run = prepareAgent(agent, mock);
+  try {
+    const command = run.command();
+    const env = command.env as { policy: "sanitized"; inherit?: string[]; set?: Record<string, string> };
+    // The bench's marker, so that every gemini process is found and killed with its suite.
+    const spec: Record<string, unknown> = { id: agent, lane: "acp", command: { ...command, env: { ...env, set: { ...(env.set ?? {}), [MARKER_ENV]: MARKER } } } };
+    const cwd = run.cwd;
+    const n = ctx.quick ? 2 : 5;
+    const time = async (conn: Conn, s: Record<string, unknown>): Promise<{ ms: number; sessionId: string }> => {
+      const t0 = nowMs();
+      const { sessionId } = await conn.ok("session/open", { spec: s, cwd });
+      return { ms: nowMs() - t0, sessionId };
+    };
+    const cold = await withSidecar(async (conn) => {
+      const ms: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const o = await time(conn, spec);
+        ms.push(o.ms);
+        await conn.ok("session/close", { sessionId: o.sessionId });
+      }
+      return ms;
+    });
+    const shared = { ...spec, share: { maxSessions: n + 1 } };
+    const warm = await withSidecar(async (conn) => {
+      await time(conn, shared);
+      const ms: number[] = [];
+      for (let i = 0; i < n; i++) ms.push((await time(conn, shared)).ms);
+      return ms;
+    });
+    const prewarmed: number[] = [];
+    for (let i = 0; i < n; i++) {
+      prewarmed.push(
+        await withSidecar(async (conn) => {
+          await conn.ok("agents/prewarm", { spec: shared });
+          return (await time(conn, shared)).ms;
+        }),
+      );
+    }
+    const p50 = (xs: number[]) => quantile(xs, 0.5);
+    ctx.log(`  ${agent}: open p50 cold ${p50(cold).toFixed(0)} ms, warm-shared ${p50(warm).toFixed(1)} ms, prewarmed ${p50(prewarmed).toFixed(1)} ms (${n} each)`);
+    const base = { baseline: p50(cold), baselineName: `${agent} cold open (a process per session)` };
+    return [
+      row({ section: "share", metric: `${agent} open p50: cold (own process)`, unit: "ms", value: p50(cold), note: `${n} opens, against the loopback Gemini mock` }),
+      row({ section: "share", metric: `${agent} open p50: warm shared`, unit: "ms", value: p50(warm), ...base, target: { max: 0.05, text: "≤ 5% of cold" } }),
+      row({ section: "share", metric: `${agent} open p99: warm shared`, unit: "ms", value: quantile(warm, 0.99), baseline: quantile(cold, 0.99), baselineName: base.baselineName }),
+      row({ section: "share", metric: `${agent} open p50: prewarmed`, unit: "ms", value: p50(prewarmed), ...base, target: { max: 0.05, text: "≤ 5% of cold" } }),
+    ];
+  } finally {
+    await run.cleanup();
+    await mock.close();
+  }
+}
+
 export async function shareSuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const opens = ctx.quick ? 5 : 40;
   const cold = await openLatency(opens, floodSpec());
@@ -160,5 +223,6 @@ export async function shareSuite(ctx: SuiteContext): Promise<{ rows: Row[]; deta
       true,
     ),
   ];
+  if (ctx.real) rows.push(...(await realOpens(ctx)));
   return { rows, details: { opens, cold, warm, prewarmed, n, own, shared, events, oneProcess: one, eightProcesses: eight } };
 }
