@@ -260,7 +260,11 @@ export class SharedChannel implements LaneChannel {
         (e) => {
           clearTimeout(timer);
           this.pending.delete(reject);
-          reject(e);
+          // The process died under this session's handshake: an open failure, and the next
+          // open starts a fresh process (R-SHARE-2), so it is worth retrying.
+          if (stage === "initialize" && e instanceof A4aaError && e.code === "agent_exited" && e.stage !== "initialize") {
+            reject(new A4aaError("agent_exited", "initialize", `the shared agent process ended during ${method}: ${e.detail ?? e.message}`, { retryable: true, uncertainEffect: false }));
+          } else reject(e);
         },
       );
     });

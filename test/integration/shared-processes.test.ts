@@ -263,3 +263,19 @@ test("R-SHARE-1: with --record, a session on a shared process has its own transc
   assert.ok(of(a).includes("ONLY-IN-A") && !of(a).includes("ONLY-IN-B"), "session A's transcript holds B's traffic");
   assert.ok(of(b).includes("ONLY-IN-B") && !of(b).includes("ONLY-IN-A"), "session B's transcript holds A's traffic");
 });
+
+test("R-SHARE-2: a shared process that dies under an open's session/new fails that open agent_exited at stage initialize (retryable); the next open starts a fresh process", async () => {
+  const { s, marker } = setup();
+  const spec = sharedSpec(marker, { maxSessions: 4 }, ["--crash-on-second-session"]);
+  const first = await s.ok("session/open", { spec });
+  const pid = pidOf((await s.ok("session/prompt", { sessionId: first.sessionId, text: "pids" })).text);
+  const r = await s.call("session/open", { spec });
+  assert.equal(r.error?.data?.code, "agent_exited", JSON.stringify(r.error ?? r.result));
+  assert.equal(r.error?.data?.stage, "initialize");
+  assert.equal(r.error?.data?.retryable, true);
+  const again = await s.ok("session/open", { spec });
+  const pid2 = pidOf((await s.ok("session/prompt", { sessionId: again.sessionId, text: "pids" })).text);
+  assert.ok(pid2 && pid2 !== pid, `the open after the crash ran on ${pid2}, the crashed process was ${pid}`);
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
