@@ -279,3 +279,20 @@ test("R-SHARE-2: a shared process that dies under an open's session/new fails th
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
+
+test("R-SHARE-1: a session/new that hangs on a shared process fails that open initialize_failed at the handshake deadline; the process and its other session go on", async () => {
+  const { s, marker } = setup();
+  const spec = { ...sharedSpec(marker, { maxSessions: 4 }, ["--hang-second-session"]), handshakeTimeoutMs: 500 } as AgentSpec;
+  const first = await s.ok("session/open", { spec });
+  const t0 = Date.now();
+  const r = await s.call("session/open", { spec });
+  assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r.error ?? r.result));
+  assert.equal(r.error?.data?.retryable, true);
+  assert.match(r.error?.data?.detail ?? "", /did not answer session\/new within 500 ms/);
+  assert.ok(Date.now() - t0 < 5_000, `the deadline held (${Date.now() - t0} ms)`);
+  const after = await s.ok("session/prompt", { sessionId: first.sessionId, text: "text:still here" });
+  assert.match(after.text, /still here/);
+  assert.equal(processesWithMarker(marker).length, 1, "the shared process was not stopped for one session's deadline");
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
