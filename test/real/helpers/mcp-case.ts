@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { agentsInstalled, INSTALL_HINT, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
+import { agentsInstalled, INSTALL_HINT, prepareAgent, startMockFor, type AgentName, type AgentRun, type PrepareOptions } from "../../agents/agents.js";
 import { reply, type RecordedRequest, type Reply } from "../../agents/mocks/common.js";
 import { open, sharedHost } from "../../integration/cli/helpers/host.js";
 
@@ -40,6 +40,8 @@ export interface McpCase {
   options?(run: AgentRun): Record<string, unknown>;
   /** What the agent calls the tool (recorded from the measured run). */
   expectName: RegExp;
+  /** How the agent's scratch home is prepared (e.g. the model its config names). */
+  prepare?: PrepareOptions;
   /** `http`: the server runs beside the test in streamable-HTTP mode (default stdio, started by the agent). */
   transport?: "stdio" | "http";
 }
@@ -116,7 +118,7 @@ export function mcpRealCase(c: McpCase): void {
           return reply.text(FINAL);
         };
         const mock = await startMockFor(c.agent, script);
-        const run = prepareAgent(c.agent, mock);
+        const run = prepareAgent(c.agent, mock, c.prepare);
         try {
           h.onPermission = (p) => ({ selected: p.options.find((o: any) => o.kind === "allowOnce")?.optionId ?? p.options[0].optionId });
           const http = c.transport === "http" ? await startHttpServer() : null;
