@@ -108,7 +108,9 @@ describe("R-SUP-5: a descendant that left the group is ended at close, crash and
       const r = await s.call("session/prompt", { sessionId: sid, text: "crash" });
       assert.equal(r.error?.data?.code, "agent_exited");
       assert.ok(await waitDead(daemon, 4000), `daemon ${daemon} outlived the crashed agent`);
-      assert.deepEqual(processesWithMarker(marker), []);
+      // The rest of the tree (a terminal's shell ignoring SIGTERM gets SIGKILL after the grace)
+      // may end a moment after the daemon: all of it within the same bound, still before any close.
+      assert.deepEqual(await waitNoProcesses(marker, 4000), []);
       assert.equal(await s.end(), 0);
     });
 
