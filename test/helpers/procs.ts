@@ -62,3 +62,13 @@ export function killAll(pids: number[]): void {
     }
   }
 }
+
+/** The parent pid of `pid`, or undefined when it is gone (a process can end between a listing and this read). */
+export function parentPid(pid: number): number | undefined {
+  try {
+    const ppid = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}

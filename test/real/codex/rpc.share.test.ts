@@ -2,10 +2,10 @@
 // prompted at once, each answered by the mock according to its own prompt.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import { textOf, type Script } from "../../agents/mocks/common.js";
 import { processesWithMarker } from "../../helpers/sidecar.js";
+import { parentPid } from "../../helpers/procs.js";
 import { finish, reply, skip, startCodex } from "../helpers/codex-rpc.js";
 
 test("R-SHARE-1: two sessions' threads on one shared codex app-server each get their own answer", { skip, timeout: 110_000 }, async () => {
@@ -21,7 +21,7 @@ test("R-SHARE-1: two sessions' threads on one shared codex app-server each get t
   const a = await r.h.ok("session/open", { spec, cwd: r.run.cwd });
   const cold = Date.now() - t0;
   // The processes the sidecar started itself (codex's launcher starts the native binary).
-  const agents = () => processesWithMarker(r.marker).filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === String(r.h.proc.pid));
+  const agents = () => processesWithMarker(r.marker).filter((pid) => parentPid(pid) === r.h.proc.pid);
   const procs = agents();
   assert.equal(procs.length, 1);
   const t1 = Date.now();

@@ -2,12 +2,12 @@
 // `a4aa serve`, each against a loopback mock of its model API: a prompt answered, a shell
 // tool call whose permission request is relayed to the host and allowed, and a cancel.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
 import { reply, textOf, type ModelMock, type Reply, type Script } from "../../agents/mocks/common.js";
 import { teardownRealRig } from "./teardown.js";
 import { TestSidecar, newMarker, processesWithMarker } from "../../helpers/sidecar.js";
+import { parentPid } from "../../helpers/procs.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
 // Writes a file, so that every agent's default (or chosen) mode asks before running it.
@@ -140,7 +140,7 @@ export function realAcpShareTest(agent: AgentName): void {
         const a = await r.s.ok("session/open", { spec, cwd: r.run.cwd });
         const cold = Date.now() - t0;
         // The agent processes the sidecar started itself (an agent may start helpers per session).
-        const agents = () => processesWithMarker(r.marker).filter((pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === String(r.s.proc.pid));
+        const agents = () => processesWithMarker(r.marker).filter((pid) => parentPid(pid) === r.s.proc.pid);
         const afterFirst = agents();
         const t1 = Date.now();
         const b = await r.s.ok("session/open", { spec, cwd: r.run.cwd });
