@@ -215,7 +215,11 @@ export async function openAgentProcess<T extends Handshaking>(ctx: LaneContext, 
     env: ctx.env,
     name: `${spec.id} (${spec.lane})`,
   });
-  const session = make(proc);
+  return handshaken(make(proc));
+}
+
+/** Runs the session's handshake; a failed one closes the session (and what it holds) before the error goes on. */
+export async function handshaken<T extends Handshaking>(session: T): Promise<T> {
   try {
     await session.handshake();
     return session;

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
-import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
+import type { AgentSpec, EnvLiterals, PermissionPreset } from "../../generated/ts/types.js";
 import { buildChildEnv, envLiterals } from "../env/policy.js";
 import type { Recording } from "../journal/recorder.js";
 import { secrets } from "../journal/redact.js";
@@ -72,8 +72,31 @@ export class SessionManager implements SessionService {
     return s;
   }
 
+  /** The spec an open (or a prewarm) runs: its own, or a catalog agent's resolved. */
+  private resolve(params: Parameters<typeof specForOpen>[0]): ReturnType<typeof specForOpen> {
+    return specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
+  }
+
+  /** The agent's environment (§5); the redactor learns every literal first (R-REC-1). */
+  private childEnv(spec: AgentSpec, sessionEnv: EnvLiterals | undefined): Record<string, string> {
+    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv }));
+    const env = buildChildEnv({ policy: spec.command.env, sessionEnv, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
+    if (!env.ok) throw env.error;
+    return env.env;
+  }
+
+  /** What the agent process runs with besides its spec and env (part of a shared process's key). */
+  private processSettings(spec: AgentSpec) {
+    return {
+      clientName: spec.clientName ?? "a4aa",
+      clientVersion: this.o.version,
+      maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+    };
+  }
+
   async open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">> {
-    const { spec, shown } = specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
+    const { spec, shown } = this.resolve(params);
     const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
     let isDir = false;
     try {
@@ -84,15 +107,8 @@ export class SessionManager implements SessionService {
     if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
-    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
     secrets.add(mcpLiterals(params.options?.mcpServers));
-    const env = buildChildEnv({
-      policy: spec.command.env,
-      sessionEnv: params.env,
-      hostEnv: this.o.hostEnv,
-      trustHostEnv: this.o.trustHostEnv,
-    });
-    if (!env.ok) throw env.error;
+    const env = this.childEnv(spec, params.env);
     // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
     checkMcpServers(params.options?.mcpServers);
 
@@ -123,13 +139,10 @@ export class SessionManager implements SessionService {
       const lane = await session.open(driver, {
         spec,
         cwd,
-        env: env.env,
+        env,
         options,
         resume: params.resume,
-        clientName: spec.clientName ?? "a4aa",
-        clientVersion: this.o.version,
-        maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+        ...this.processSettings(spec),
         pool: this.pool,
       });
       return {
@@ -171,7 +184,7 @@ export class SessionManager implements SessionService {
 
   /** §13: shared processes for a spec, started and initialized before any session/open needs them. */
   async prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
-    const { spec } = specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
+    const { spec } = this.resolve(params);
     if ((spec.lane !== "acp" && spec.lane !== "rpc") || !spec.share) {
       throw new A4aaError(
         "invalid_params",
@@ -179,20 +192,15 @@ export class SessionManager implements SessionService {
         `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
       );
     }
-    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv: params.env }));
-    const env = buildChildEnv({ policy: spec.command.env, sessionEnv: params.env, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
-    if (!env.ok) throw env.error;
+    const env = this.childEnv(spec, params.env);
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
     if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);
     const r = await driver.prewarm(
       {
         spec,
-        env: env.env,
-        clientName: spec.clientName ?? "a4aa",
-        clientVersion: this.o.version,
-        maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        handshakeTimeoutMs: this.o.handshakeTimeoutMs,
+        env,
+        ...this.processSettings(spec),
         logger: this.o.logger,
         gate: this.o.host.gate,
         pool: this.pool,

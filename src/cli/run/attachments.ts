@@ -1,8 +1,9 @@
 // `a4aa run --attach FILE` and `/attach FILE`: a file from the person's disk as a prompt
 // content block (§11) — an image by its first bytes, else a text file's contents.
-import { openSync, readSync, closeSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { image } from "../../../clients/ts/index.js";
 import type { ContentBlock, ImageContent } from "../../../generated/ts/types.js";
 import { MAX_IMAGE_BYTES } from "../../lanes/prompt-content.js";
 
@@ -18,17 +19,6 @@ const SIGNATURES: [ImageContent["mimeType"], (b: Buffer) => boolean][] = [
   ["image/gif", (b) => b.subarray(0, 6).toString("latin1") === "GIF87a" || b.subarray(0, 6).toString("latin1") === "GIF89a"],
   ["image/webp", (b) => b.subarray(0, 4).toString("latin1") === "RIFF" && b.subarray(8, 12).toString("latin1") === "WEBP"],
 ];
-
-function head(file: string): Buffer {
-  const fd = openSync(file, "r");
-  try {
-    const b = Buffer.alloc(16);
-    const n = readSync(fd, b, 0, 16, 0);
-    return b.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The mime type of a png, jpeg, gif or webp image, from its first bytes; else undefined. */
 export function imageType(bytes: Buffer): ImageContent["mimeType"] | undefined {
@@ -47,13 +37,12 @@ export function attachment(file: string, cwd: string): ContentBlock {
     if (e instanceof AttachError) throw e;
     throw new AttachError(`cannot attach ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
   }
-  const mimeType = imageType(head(abs));
-  if (mimeType) {
-    if (size > MAX_IMAGE_BYTES) throw new AttachError(`cannot attach ${file}: the image is ${size} bytes; at most ${MAX_IMAGE_BYTES} (20 MiB)`);
-    return { type: "image", mimeType, data: readFileSync(abs).toString("base64") };
-  }
-  if (size > MAX_TEXT_BYTES) throw new AttachError(`cannot attach ${file}: ${size} bytes is more than a prompt should carry (at most ${MAX_TEXT_BYTES}, 8 MiB)`);
+  // Nothing bigger than an image can be sent: refused before it is read.
+  if (size > MAX_IMAGE_BYTES) throw new AttachError(`cannot attach ${file}: it is ${size} bytes; at most ${MAX_IMAGE_BYTES} for an image (20 MiB), ${MAX_TEXT_BYTES} for a text file (8 MiB)`);
   const bytes = readFileSync(abs);
+  const mimeType = imageType(bytes);
+  if (mimeType) return image(bytes, mimeType);
+  if (size > MAX_TEXT_BYTES) throw new AttachError(`cannot attach ${file}: ${size} bytes is more than a prompt should carry (at most ${MAX_TEXT_BYTES}, 8 MiB)`);
   const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
   if (bytes.includes(0) || text.includes("\uFFFD")) {
     throw new AttachError(`cannot attach ${file}: it is neither text (UTF-8) nor a png, jpeg, gif or webp image`);

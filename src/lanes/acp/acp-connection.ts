@@ -1,5 +1,6 @@
 // A shared ACP agent process (§13): one process, one `initialize`, many ACP sessions, the
 // agent's messages routed by their `sessionId` (src/lanes/shared-process.ts).
+import { handshaken } from "../agent-process.js";
 import type { AcpAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
@@ -56,11 +57,5 @@ export async function openSharedAcpSession(ctx: LaneContext<AcpAgentSpec>): Prom
     conn.init,
     true,
   );
-  try {
-    await session.handshake();
-    return session;
-  } catch (e) {
-    await session.close().catch(() => undefined);
-    throw e;
-  }
+  return handshaken(session);
 }

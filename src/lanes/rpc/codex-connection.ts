@@ -3,6 +3,7 @@
 // notifications naming no thread, the account's rate limits go to every session; the rest
 // (configWarning…) belong to no one session and are dropped.
 // A closed session's thread is unsubscribed (thread/unsubscribe).
+import { handshaken } from "../agent-process.js";
 import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
@@ -48,11 +49,5 @@ export async function openSharedCodexSession(ctx: LaneContext<RpcAgentSpec>): Pr
     (h) => new SharedChannel(lease.proc, lease, h, ctx, (threadId) => ({ method: "thread/unsubscribe", params: { threadId } })),
     true,
   );
-  try {
-    await session.handshake();
-    return session;
-  } catch (e) {
-    await session.close().catch(() => undefined);
-    throw e;
-  }
+  return handshaken(session);
 }

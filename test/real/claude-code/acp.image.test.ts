@@ -3,23 +3,17 @@
 // next to embedded context (unlike gemini --acp 0.61, which drops it then).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AgentSpec } from "../../../generated/ts/types.js";
-import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor } from "../../agents/agents.js";
+import { INSTALL_HINT, agentsInstalled } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { TestSidecar, newMarker } from "../../helpers/sidecar.js";
 import { RED_PNG, solidPng } from "../../helpers/png.js";
-
-const BLUE_PNG = solidPng(4, 4, [20, 40, 220]).toString("base64");
+import { realAcpRig } from "../helpers/acp-suite.js";
 import { teardownRealRig } from "../helpers/teardown.js";
 
+const BLUE_PNG = solidPng(4, 4, [20, 40, 220]).toString("base64");
+
 test("R-CONTENT-1: an ACP image block, alone and beside an embedded file, reaches the Anthropic API through claude-agent-acp", { skip: agentsInstalled(["claude-agent-acp"]) ? false : INSTALL_HINT, timeout: 110_000 }, async () => {
-  const mock = await startMockFor("claude-agent-acp", [reply.text("A red square."), reply.text("Noted.")]);
-  const run = prepareAgent("claude-agent-acp", mock);
-  const marker = newMarker();
-  const command = run.command();
-  const env = command.env as { policy: "sanitized"; inherit?: string[]; set?: Record<string, string> };
-  const spec = { id: "claude-agent-acp", lane: "acp", command: { ...command, env: { ...env, set: { ...(env.set ?? {}), A4AA_TEST_MARKER: marker } } } } as AgentSpec;
-  const r = { s: new TestSidecar({ args: ["--cancel-grace", "5000"] }), mock, run, marker };
+  const r = await realAcpRig("claude-agent-acp", [reply.text("A red square."), reply.text("Noted.")]);
+  const { mock, run, spec } = r;
   try {
     const open = await r.s.ok("session/open", { spec, cwd: run.cwd });
     assert.equal(open.capabilities.content.image, true, "claude-agent-acp offers promptCapabilities.image");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { agentsInstalled, INSTALL_HINT } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { RED_PNG, withCliContent } from "../helpers/content.js";
+import { RED_PNG, expectOneImage, withCliContent } from "../helpers/content.js";
 
 describe("R-CONTENT-1: claudeCode cli driver, image", { skip: agentsInstalled(["claude"]) ? false : INSTALL_HINT, timeout: 150_000 }, () => {
   it("R-CONTENT-1: an image block and an embedded file reach the Anthropic API", { timeout: 120_000 }, () =>
@@ -22,10 +22,7 @@ describe("R-CONTENT-1: claudeCode cli driver, image", { skip: agentsInstalled(["
       });
       assert.equal(out.stopReason, "endTurn");
       assert.equal(out.text, "A red square.");
-      const req = r.mock.mainRequests()[0];
-      assert.equal(req.images.length, 1, "one image part reached the model");
-      assert.equal(req.images[0].mimeType, "image/png");
-      assert.equal(req.images[0].data, RED_PNG);
+      const req = expectOneImage(r.mock.mainRequests()[0], RED_PNG);
       const body = JSON.stringify(req.body);
       assert.match(body, /What is in the picture\?/);
       assert.match(body, /\[Embedded file file:\/\/\/repo\/notes.txt \(text\/plain\)\]\\nremember the colour\\n\[End of file:\/\/\/repo\/notes.txt\]/);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { agentsInstalled, INSTALL_HINT } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { RED_PNG, startedArgs, withCliContent } from "../helpers/content.js";
+import { RED_PNG, expectOneImage, startedArgs, withCliContent } from "../helpers/content.js";
 
 describe("R-CONTENT-1: codex cli driver, image", { skip: agentsInstalled(["codex"]) ? false : INSTALL_HINT, timeout: 200_000 }, () => {
   it("R-CONTENT-1: an image goes to codex exec -i from a 0700 folder that is removed after the turn", { timeout: 180_000 }, () =>
@@ -18,10 +18,7 @@ describe("R-CONTENT-1: codex cli driver, image", { skip: agentsInstalled(["codex
       const out = await r.h.request("session/prompt", { sessionId: s.sessionId, text: "What is in the picture?", content: [{ type: "image", mimeType: "image/png", data: RED_PNG }] });
       assert.equal(out.stopReason, "endTurn");
       assert.equal(out.text, "A red square.");
-      const req = r.mock.mainRequests()[0];
-      assert.equal(req.images.length, 1, "one image part reached the model");
-      assert.equal(req.images[0].mimeType, "image/png");
-      assert.equal(req.images[0].data, RED_PNG, "the very bytes of the prompt");
+      const req = expectOneImage(r.mock.mainRequests()[0], RED_PNG);
       assert.match(JSON.stringify(req.body), /What is in the picture\?/);
       const args = startedArgs(r.h)[0];
       const i = args.indexOf("-i");

@@ -5,21 +5,15 @@
 // `#resolvePrompt` rebuilds the parts from the text alone — so the two go in separate turns.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AgentSpec } from "../../../generated/ts/types.js";
-import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor } from "../../agents/agents.js";
+import { INSTALL_HINT, agentsInstalled } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { TestSidecar, newMarker } from "../../helpers/sidecar.js";
 import { RED_PNG } from "../../helpers/png.js";
+import { realAcpRig } from "../helpers/acp-suite.js";
 import { teardownRealRig } from "../helpers/teardown.js";
 
 test("R-CONTENT-1: an ACP image block, then an embedded file, reach the Gemini API through gemini --acp", { skip: agentsInstalled(["gemini-acp"]) ? false : INSTALL_HINT, timeout: 110_000 }, async () => {
-  const mock = await startMockFor("gemini-acp", [reply.text("A red square."), reply.text("Noted.")]);
-  const run = prepareAgent("gemini-acp", mock);
-  const marker = newMarker();
-  const command = run.command();
-  const env = command.env as { policy: "sanitized"; inherit?: string[]; set?: Record<string, string> };
-  const spec = { id: "gemini-acp", lane: "acp", command: { ...command, env: { ...env, set: { ...(env.set ?? {}), A4AA_TEST_MARKER: marker } } } } as AgentSpec;
-  const r = { s: new TestSidecar({ args: ["--cancel-grace", "5000"] }), mock, run, marker };
+  const r = await realAcpRig("gemini-acp", [reply.text("A red square."), reply.text("Noted.")]);
+  const { mock, run, spec } = r;
   try {
     const open = await r.s.ok("session/open", { spec, cwd: run.cwd });
     assert.equal(open.capabilities.content.image, true, "gemini offers promptCapabilities.image");

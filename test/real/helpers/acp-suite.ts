@@ -15,7 +15,7 @@ const TOOL_COMMAND = "echo a4aa-ok | tr a-z A-Z > result.txt && cat result.txt";
 const TOOL_OUTPUT = "A4AA-OK";
 const TIMEOUT = 110_000;
 
-interface Rig {
+export interface Rig {
   s: TestSidecar;
   mock: ModelMock;
   run: AgentRun;
@@ -23,7 +23,8 @@ interface Rig {
   spec: AgentSpec;
 }
 
-async function rig(agent: AgentName, script: Reply[] | Script, onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never): Promise<Rig> {
+/** A real ACP agent against its mock, a spec that runs it (tagged with the test's marker), and a sidecar; end it with teardownRealRig. */
+export async function realAcpRig(agent: AgentName, script: Reply[] | Script, onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never): Promise<Rig> {
   const mock = await startMockFor(agent, script);
   const run = prepareAgent(agent, mock);
   const marker = newMarker();
@@ -50,7 +51,7 @@ export interface SuiteOptions {
 export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
   describe(`${agent} through a4aa serve`, { skip: agentsInstalled([agent]) ? false : INSTALL_HINT }, () => {
     test("a prompt is answered with the model's text, streamed as events", { timeout: TIMEOUT }, async () => {
-      const r = await rig(agent, [reply.text("Hello from the mock model.")]);
+      const r = await realAcpRig(agent, [reply.text("Hello from the mock model.")]);
       try {
         const open = await r.s.ok("session/open", { spec: r.spec, cwd: r.run.cwd });
         assert.equal(open.capabilities.lane, "acp");
@@ -68,7 +69,7 @@ export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
     test("R-PERM-1: a shell tool call asks the host through permission/request; allowed once, it runs", { timeout: TIMEOUT }, async () => {
       const asked: any[] = [];
       const call = opts.toolCall ? opts.toolCall(TOOL_COMMAND) : reply.shell(TOOL_COMMAND);
-      const r = await rig(agent, [call, reply.text("Tool turn finished.")], (p) => {
+      const r = await realAcpRig(agent, [call, reply.text("Tool turn finished.")], (p) => {
         asked.push(p);
         const allow = p.options.find((o: { kind: string }) => o.kind === "allowOnce");
         return allow ? { result: { selected: allow.optionId } } : { result: { cancelled: true } };
@@ -100,7 +101,7 @@ export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
 
     test("R-CANCEL-1: a slow stream is cancelled: the prompt settles cancelled and the agent stays usable", { timeout: TIMEOUT }, async () => {
       const chunks = Array.from({ length: 200 }, (_, i) => `part ${i} `);
-      const r = await rig(agent, [reply.slow(chunks, 100), reply.text("After the cancel.")]);
+      const r = await realAcpRig(agent, [reply.slow(chunks, 100), reply.text("After the cancel.")]);
       try {
         const sid = await r.s.open(r.spec, { cwd: r.run.cwd });
         const p = r.s.call("session/prompt", { sessionId: sid, text: "Talk slowly." });
@@ -133,7 +134,7 @@ export function realAcpShareTest(agent: AgentName): void {
         if (body.includes("BRAVO-3")) return reply.slow(["Answer ", "for ", "bravo."], 150);
         return undefined;
       };
-      const r = await rig(agent, script);
+      const r = await realAcpRig(agent, script);
       try {
         const spec = { ...r.spec, share: { maxSessions: 4, idleMs: 1000 } } as AgentSpec;
         const t0 = Date.now();

@@ -1,11 +1,12 @@
 // Prompt content (R-CONTENT-1) through a real `a4aa serve` to a real CLI agent, against the
 // loopback mock of its model API: the sidecar runs with its own TMPDIR, so that a test can
 // check that the files it wrote for the agent are gone after the turn.
+import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
-import type { ModelMock, Reply } from "../../agents/mocks/common.js";
+import type { ModelMock, RecordedRequest, Reply } from "../../agents/mocks/common.js";
 import { open, withHost, type Host } from "../../integration/cli/helpers/host.js";
 
 export { RED_PNG, solidPng } from "../../helpers/png.js";
@@ -59,4 +60,12 @@ export function startedArgs(h: Host): string[][] {
       return [];
     }
   });
+}
+
+/** The model request carries exactly one image part: a png of these very bytes (base64). */
+export function expectOneImage(req: RecordedRequest, data: string): RecordedRequest {
+  assert.equal(req.images.length, 1, "one image part reached the model");
+  assert.equal(req.images[0].mimeType, "image/png");
+  assert.equal(req.images[0].data, data, "the very bytes of the prompt");
+  return req;
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { agentsInstalled, INSTALL_HINT } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { RED_PNG, withCliContent } from "../helpers/content.js";
+import { RED_PNG, expectOneImage, withCliContent } from "../helpers/content.js";
 
 describe("R-CONTENT-1: opencode cli driver, image", { skip: agentsInstalled(["opencode"]) ? false : INSTALL_HINT, timeout: 150_000 }, () => {
   it("R-CONTENT-1: an image reaches the model as an image_url part; its folder is gone after the turn", { timeout: 120_000 }, () =>
@@ -16,10 +16,7 @@ describe("R-CONTENT-1: opencode cli driver, image", { skip: agentsInstalled(["op
       const out = await r.h.request("session/prompt", { sessionId: s.sessionId, text: "What is in the picture?", content: [{ type: "image", mimeType: "image/png", data: RED_PNG }] });
       assert.equal(out.stopReason, "endTurn");
       assert.equal(out.text, "A red square.");
-      const req = r.mock.mainRequests()[0];
-      assert.equal(req.images.length, 1, "one image part reached the model");
-      assert.equal(req.images[0].mimeType, "image/png");
-      assert.equal(req.images[0].data, RED_PNG);
+      const req = expectOneImage(r.mock.mainRequests()[0], RED_PNG);
       assert.match(JSON.stringify(req.body), /What is in the picture\?/);
       assert.deepEqual(r.contentDirs(), [], "the turn's folder is gone");
     }));
