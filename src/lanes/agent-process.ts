@@ -83,7 +83,7 @@ export class AgentProcess {
           : errors.agentExited("prompt", `${o.name} ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
-    const ms = (ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+    const ms = handshakeDeadlineMs(ctx);
     this.handshakeTimer = setTimeout(() => this.handshakeTimedOut(ms), ms);
   }
 
@@ -198,6 +198,11 @@ export class AgentProcess {
     const survivors = [...r.survivors, ...(othersClean ? [] : ["a terminal"])];
     return { clean: false, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${survivors.join(", ")}` };
   }
+}
+
+/** The handshake's deadline: the spec's `handshakeTimeoutMs`, else `serve --handshake-timeout`, else the default. */
+export function handshakeDeadlineMs(ctx: Pick<LaneContext, "spec" | "handshakeTimeoutMs">): number {
+  return (ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
 }
 
 export interface Handshaking {

@@ -10,7 +10,7 @@ import { A4aaError, RpcErrorCode } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
-import { AgentProcess, DEFAULT_HANDSHAKE_TIMEOUT_MS, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import { AgentProcess, handshakeDeadlineMs, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
 
@@ -234,7 +234,7 @@ export class SharedChannel implements LaneChannel {
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
     if (this.closed) return Promise.reject(this.closed);
     // The session's handshake (session/new, thread/start) has the deadline an own process's has.
-    const ms = stage === "initialize" ? ((this.ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? this.ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS) : 0;
+    const ms = stage === "initialize" ? handshakeDeadlineMs(this.ctx) : 0;
     return new Promise<R>((resolve, reject) => {
       // Closing the session fails what it still waits for, as closing its own process would.
       this.pending.add(reject);
