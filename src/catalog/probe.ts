@@ -1,5 +1,6 @@
 // Reads an installed program's version (`--version`), bounded in time, under supervision
 // (its own process group, stopped whatever happens), each program once per sidecar.
+import { waitAtMost } from "../supervise/deadline.js";
 import { startPipe } from "../supervise/spawn.js";
 
 export const PROBE_TIMEOUT_MS = 5000;
@@ -28,9 +29,7 @@ export async function probeVersion(
     if (out.length < 64 * 1024) out += c;
   });
   proc.stdin.end();
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([proc.exited, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-  clearTimeout(timer);
+  await waitAtMost(proc.exited, timeoutMs);
   await proc.stop({ stdinGraceMs: 200, termGraceMs: 500 }).catch(() => undefined);
   return parseVersion(out) ?? parseVersion(proc.stderrTail());
 }

@@ -3,19 +3,17 @@
 // with the session's own errors, and its stop. A lane session composes one and adds its
 // protocol; if the lane's handshake fails, everything started is stopped before the error
 // goes up.
-import path from "node:path";
 import { A4aaError, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
 import { RpcResponseError } from "../transport/json-rpc.js";
+import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext } from "./lane.js";
 import { forwardStderr } from "./stderr-events.js";
 import { whenStdoutEndsWithoutExit } from "./stdout-eof.js";
 
 export type AgentPhase = "handshake" | "ready" | "closing";
 
-/** How long an agent has to complete its handshake when neither spec nor `serve` says. */
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
 /** Non-JSON stdout lines kept (outside turns) for an error's detail, and logged at warn. */
 const NOISE_KEPT = 10;
 const NOISE_WARNED = 20;
@@ -23,6 +21,13 @@ const NOISE_LINE_CHARS = 300;
 
 /** The stage a request is made in: the handshake's requests are abandoned when the session closes. */
 export type RequestStage = "initialize" | "prompt";
+
+/** A request's session (on a shared process) and deadline. */
+export interface AgentRequestOptions {
+  session?: AbortSignal;
+  timeoutMs?: number;
+  onTimeout?: () => Error;
+}
 
 /** What the agent's error answer to a request means to the host. */
 export type Refusal = (e: RpcResponseError) => A4aaError;
@@ -99,16 +104,17 @@ export class AgentProcess {
 
   private handshakeTimedOut(ms: number): void {
     if (this.phaseNow !== "handshake" || this.fatalError) return;
-    const waiting = this.awaiting ? ` (no answer to ${this.awaiting})` : "";
-    const tail = this.proc.stderrTail().trimEnd();
-    const detail =
-      `${this.o.name} (${path.basename(this.ctx.spec.command.program)}) did not complete the handshake within ${ms} ms${waiting} and was stopped. ` +
-      `Check that the command starts the agent in its JSON-RPC mode (${this.o.modeHint ?? this.ctx.spec.lane}); ` +
-      `a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout.` +
-      this.noiseSection() +
-      (tail ? `\nstderr tail:\n${tail}` : "\n(no stderr output)");
-    // Retryable: a slow start may succeed next time. The agent had our line as input: it may have acted.
-    this.die(new A4aaError("initialize_failed", "initialize", detail, { retryable: true, uncertainEffect: true }), `no handshake within ${ms} ms`);
+    const err = handshakeTimeoutError({
+      name: this.o.name,
+      program: this.ctx.spec.command.program,
+      ms,
+      awaiting: this.awaiting,
+      modeHint: this.o.modeHint ?? this.ctx.spec.lane,
+      stopped: true,
+      noise: this.noiseSection(),
+      stderrTail: this.proc.stderrTail(),
+    });
+    this.die(err, `no handshake within ${ms} ms`);
   }
 
   /** A stdout line that is not JSON-RPC: a raw event during a turn, kept for the detail otherwise; logged. */
@@ -160,16 +166,17 @@ export class AgentProcess {
 
   /**
    * A request to the agent. An error answer becomes `refused`'s error; a handshake request
-   * abandoned because the session closed fails with session_closed (`session`: the
-   * signal of that session, when it is not the process's own).
+   * abandoned because the session closed fails with session_closed (`o.session`: the
+   * signal of that session, when it is not the process's own); `o.timeoutMs`: the peer's
+   * deadline for the answer.
    */
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, session?: AbortSignal): Promise<R> {
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, o: AgentRequestOptions = {}): Promise<R> {
     if (this.fatalError) return Promise.reject(this.fatalError);
     // On a shared process a session's handshake requests end with that session, not the process.
-    const signal = stage === "prompt" ? undefined : (session ?? this.ctx.signal);
+    const signal = stage === "prompt" ? undefined : (o.session ?? this.ctx.signal);
     const handshake = this.phaseNow === "handshake";
     if (handshake) this.awaiting = method;
-    const answered = this.link.request<R>(method, params, { signal });
+    const answered = this.link.request<R>(method, params, { signal, timeoutMs: o.timeoutMs, onTimeout: o.onTimeout });
     if (handshake) void answered.then(() => (this.awaiting = null), () => undefined);
     return answered.catch((e: unknown) => {
       if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
@@ -198,11 +205,6 @@ export class AgentProcess {
     const survivors = [...r.survivors, ...(othersClean ? [] : ["a terminal"])];
     return { clean: false, detail: `processes survived the stop ladder (${r.steps.join(" → ")}): ${survivors.join(", ")}` };
   }
-}
-
-/** The handshake's deadline: the spec's `handshakeTimeoutMs`, else `serve --handshake-timeout`, else the default. */
-export function handshakeDeadlineMs(ctx: Pick<LaneContext, "spec" | "handshakeTimeoutMs">): number {
-  return (ctx.spec as { handshakeTimeoutMs?: number }).handshakeTimeoutMs ?? ctx.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
 }
 
 export interface Handshaking {

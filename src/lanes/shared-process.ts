@@ -10,7 +10,8 @@ import { A4aaError, RpcErrorCode } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
-import { AgentProcess, handshakeDeadlineMs, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import { AgentProcess, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
 
@@ -117,7 +118,7 @@ export class SharedProcess implements PooledProcess {
   constructor(
     protected readonly ctx: LaneContext,
     proc: PipeProcess,
-    private readonly o: SharedProcessOptions,
+    readonly o: SharedProcessOptions,
   ) {
     this.name = ctx.sessionId;
     this.agent = new AgentProcess(ctx, proc, {
@@ -233,32 +234,29 @@ export class SharedChannel implements LaneChannel {
 
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
     if (this.closed) return Promise.reject(this.closed);
+    const agent = this.shared.agent;
     // The session's handshake (session/new, thread/start) has the deadline an own process's has.
-    const ms = stage === "initialize" ? handshakeDeadlineMs(this.ctx) : 0;
+    const timeoutMs = stage === "initialize" ? handshakeDeadlineMs(this.ctx) : undefined;
+    const onTimeout = () =>
+      handshakeTimeoutError({
+        name: this.shared.o.name,
+        program: this.ctx.spec.command.program,
+        ms: timeoutMs!,
+        awaiting: method,
+        modeHint: this.shared.o.modeHint ?? this.ctx.spec.lane,
+        stopped: false,
+        noise: agent.noiseSection(),
+        stderrTail: agent.proc.stderrTail(),
+      });
     return new Promise<R>((resolve, reject) => {
       // Closing the session fails what it still waits for, as closing its own process would.
       this.pending.add(reject);
-      const timer = ms
-        ? setTimeout(() => {
-            this.pending.delete(reject);
-            reject(
-              new A4aaError(
-                "initialize_failed",
-                "initialize",
-                `the shared agent did not answer ${method} within ${ms} ms; a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout`,
-                { retryable: true, uncertainEffect: true },
-              ),
-            );
-          }, ms)
-        : undefined;
-      this.shared.agent.request<R>(method, params, stage, refused, this.ctx.signal).then(
+      agent.request<R>(method, params, stage, refused, { session: this.ctx.signal, timeoutMs, onTimeout }).then(
         (v) => {
-          clearTimeout(timer);
           this.pending.delete(reject);
           resolve(v);
         },
         (e) => {
-          clearTimeout(timer);
           this.pending.delete(reject);
           // The process died under this session's handshake: an open failure, and the next
           // open starts a fresh process (R-SHARE-2), so it is worth retrying.
@@ -292,13 +290,9 @@ export class SharedChannel implements LaneChannel {
     const id = this.nativeId;
     const bye = id !== null && this.shared.alive ? this.goodbye?.(id) : null;
     if (bye) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.shared.agent.request(bye.method, bye.params, "prompt"),
-        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${GOODBYE_MS} ms`)), GOODBYE_MS))),
-      ])
-        .catch((e) => this.ctx.logger.debug(`the shared agent's ${bye.method} of ${id} failed: ${(e as Error).message}`, this.ctx.sessionId))
-        .finally(() => clearTimeout(timer));
+      await this.shared.agent
+        .request(bye.method, bye.params, "prompt", undefined, { timeoutMs: GOODBYE_MS })
+        .catch((e) => this.ctx.logger.debug(`the shared agent's ${bye.method} of ${id} failed: ${(e as Error).message}`, this.ctx.sessionId));
     }
     if (id !== null) this.shared.detach(id);
     this.h.onEnd(this.closed);

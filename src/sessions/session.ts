@@ -5,6 +5,7 @@
 import type { AgentEvent, AgentSpec, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import { Journal } from "../journal/journal.js";
+import { waitAtMost } from "../supervise/deadline.js";
 import { withProcessTap, type ProcessTap } from "../supervise/taps.js";
 import type { Logger } from "../log.js";
 import { countCleanup, type AnyLaneDriver, type LaneContext, type LaneSession, type PermissionAsk, type PermissionDecision, type PromptRequest, type TurnInput } from "../lanes/lane.js";
@@ -267,9 +268,7 @@ export class Session {
       // R-CLOSE-1: the turn ends `cancelled` if the agent acknowledges within the grace
       // period, else with session_closed.
       await this.cancel(false);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([turn.done, new Promise((r) => (timer = setTimeout(r, this.o.timings.cancelGraceMs)))]);
-      clearTimeout(timer);
+      await waitAtMost(turn.done, this.o.timings.cancelGraceMs);
       turn.settle({ error: new A4aaError("session_closed", "prompt", `session ${this.id} was closed during the turn`, { uncertainEffect: true }) });
     }
     if (!this.lane) {

@@ -6,6 +6,7 @@
 // and the sidecar's guard ends the tree if the sidecar dies first (R-SUP-4).
 import { StringDecoder } from "node:string_decoder";
 import { noteCleanup } from "./cleanup-count.js";
+import { waitAtMost } from "./deadline.js";
 import { processesWithCookie } from "./cookie.js";
 import { sidecarGuard } from "./guard.js";
 import { descendants, hasExited, readProc, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
@@ -215,10 +216,7 @@ export abstract class SupervisedProcess {
 
     steps.push("stdin");
     this.closeInput();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.exited, new Promise((r) => (timer = setTimeout(r, opts.stdinGraceMs ?? 1500)))]);
-    // Cleared, or the sidecar could not exit until the grace period had passed anyway.
-    clearTimeout(timer);
+    await waitAtMost(this.exited, opts.stdinGraceMs ?? 1500);
     // The agent may have started more children since: look again.
     look();
     if (!gone()) {

@@ -11,6 +11,7 @@ import { constants as C, promises as fsp, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { RpcErrorCode } from "../../errors.js";
+import { withTimeout } from "../../supervise/deadline.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 
 const INVALID_PARAMS = RpcErrorCode.InvalidParams;
@@ -92,15 +93,11 @@ export class ConfinedFs {
         this.waiting.shift()?.();
       }
     })();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new RpcHandlerError(INTERNAL, `cannot ${verb} ${String(shown)}: not done within ${FS_OP_TIMEOUT_MS / 1000} s (is the file system hung?)`)),
-        FS_OP_TIMEOUT_MS,
-      );
-    });
-    run.catch(() => {});
-    return Promise.race([run, timeout]).finally(() => clearTimeout(timer));
+    return withTimeout(
+      run,
+      FS_OP_TIMEOUT_MS,
+      () => new RpcHandlerError(INTERNAL, `cannot ${verb} ${String(shown)}: not done within ${FS_OP_TIMEOUT_MS / 1000} s (is the file system hung?)`),
+    );
   }
 
   private absolute(p: unknown): string {

@@ -8,7 +8,9 @@ import { forwardStderr } from "../stderr-events.js";
 import type { AgentInfo, Capabilities, CliAgentSpec, ContentCapabilities, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
 import { blockText } from "../content-text.js";
 import { A4aaError, errors } from "../../errors.js";
+import { handshakeDeadlineMs, handshakeTimeoutError } from "../handshake-deadline.js";
 import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, TurnInput } from "../lane.js";
+import { withTimeout } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
@@ -41,8 +43,6 @@ export interface StreamJsonFlavor {
   readonly mcp?: McpHandover;
 }
 
-/** How long the CLI has to answer `initialize`. */
-const INIT_TIMEOUT_MS = 60_000;
 /** After `interrupt`, how long before the process group is ended. */
 export const INTERRUPT_GRACE_MS = 2000;
 /** Closing stdin ends these CLIs; how long they may take. */
@@ -157,20 +157,27 @@ export class StreamJsonSession implements LaneSession {
     void proc.exited.then((exit) => this.exited(proc, exit));
 
     // The handshake: a CLI that cannot start (bad flag, unknown session) exits here.
-    let timer: NodeJS.Timeout | undefined;
+    const ms = handshakeDeadlineMs(ctx);
     try {
-      const answer = await Promise.race([
-        this.request({ subtype: "initialize", hooks: null }),
-        proc.exited.then(() => {
-          throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
-        }),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new A4aaError("initialize_failed", "initialize", `${spec.command.program} did not answer initialize within ${INIT_TIMEOUT_MS} ms`)),
-            INIT_TIMEOUT_MS,
-          );
-        }),
-      ]);
+      const answer = await withTimeout(
+        Promise.race([
+          this.request({ subtype: "initialize", hooks: null }),
+          proc.exited.then(() => {
+            throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
+          }),
+        ]),
+        ms,
+        () =>
+          handshakeTimeoutError({
+            name: "the agent",
+            program: spec.command.program,
+            ms,
+            awaiting: "initialize",
+            modeHint: `stream-json, the CLI itself, e.g. \`claude\` or \`qwen\`: the ${flavor.name} driver adds the flags`,
+            stopped: true,
+            stderrTail: proc.stderrTail(),
+          }),
+      );
       if (proc.exit) {
         throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
       }
@@ -180,8 +187,6 @@ export class StreamJsonSession implements LaneSession {
     } catch (e) {
       await this.stopProcess(0);
       throw e;
-    } finally {
-      if (timer) clearTimeout(timer);
     }
   }
 

@@ -3,11 +3,11 @@
 // terminal event — then a short grace and the whole process group is ended — or at the
 // process's exit: `cancelled` if the host cancelled it, else `agent_exited`.
 import { StringDecoder } from "node:string_decoder";
-import { setTimeout as sleep } from "node:timers/promises";
 import { forwardStderr } from "../stderr-events.js";
 import type { AgentEvent, CliAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { errors, type A4aaError } from "../../errors.js";
 import type { LaneContext } from "../lane.js";
+import { waitAtMost } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess, type StopResult } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
@@ -143,7 +143,7 @@ export class TurnProcess {
 
     try {
       await Promise.race([ended, proc.exited]);
-      if (!endResult) await Promise.race([stdoutEnded, sleep(DRAIN_AFTER_EXIT_MS)]);
+      if (!endResult) await waitAtMost(stdoutEnded, DRAIN_AFTER_EXIT_MS);
       let result: TurnEnd;
       if (endResult) result = endResult;
       else if (this.cancelled) result = { outcome: { stopReason: "cancelled" } };

@@ -6,6 +6,7 @@ import { blockText } from "../content-text.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
+import { waitAtMost } from "../../supervise/deadline.js";
 import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
@@ -243,9 +244,7 @@ export class CodexLaneSession implements LaneSession {
     turn.cancelRequested = true;
     if (turn.id === null) {
       // turn/start has not been answered: the interrupt goes out as soon as it is (prompt()).
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([turn.idKnown, new Promise((r) => (timer = setTimeout(r, CANCEL_ID_WAIT_MS)))]);
-      clearTimeout(timer);
+      await waitAtMost(turn.idKnown, CANCEL_ID_WAIT_MS);
       return;
     }
     this.interrupt(turn);
