@@ -40,7 +40,7 @@ Options:
                             answered within MS milliseconds (default: wait for the host)
   --cancel-grace MS         after a cancel reaches the agent, how long it has to end the turn
                             before the turn is reported cancelled anyway (default 10000)
-  --handshake-timeout MS    how long an acp or rpc agent has to complete its handshake before
+  --handshake-timeout MS    how long an agent (any lane) has to complete its handshake before
                             session/open fails initialize_failed and the agent is stopped
                             (default 60000; a spec's handshakeTimeoutMs overrides it)
   --log-level LEVEL         error, warn (default), info or debug

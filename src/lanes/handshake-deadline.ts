@@ -1,7 +1,7 @@
 // The handshake deadline of every lane (an own acp/rpc process, a session on a shared one,
 // a stream-json CLI): how long it is, and the one error its expiry is reported with.
 import path from "node:path";
-import { A4aaError } from "../errors.js";
+import { errors, type A4aaError } from "../errors.js";
 import type { LaneContext } from "./lane.js";
 
 /** How long an agent has to complete its handshake when neither spec nor `serve` says. */
@@ -46,5 +46,5 @@ export function handshakeTimeoutError(t: HandshakeTimeout): A4aaError {
     `a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout.` +
     (t.noise ?? "") +
     (tail ? `\nstderr tail:\n${tail}` : "\n(no stderr output)");
-  return new A4aaError("initialize_failed", "initialize", detail, { retryable: true, uncertainEffect: true });
+  return errors.initializeFailed("initialize", detail, { retryable: true, uncertainEffect: true });
 }

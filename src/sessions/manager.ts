@@ -32,7 +32,7 @@ export interface SessionManagerOptions {
   hostEnv: Readonly<Record<string, string | undefined>>;
   trustHostEnv: boolean;
   permissionTimeoutMs?: number;
-  /** `--handshake-timeout`: how long an acp/rpc agent has for its handshake (spec may override). */
+  /** `--handshake-timeout`: how long an agent of any lane has for its handshake (spec may override). */
   handshakeTimeoutMs?: number;
   timings?: Partial<SessionTimings>;
   /** The agents catalog that resolves `session/open {agent}` (default: the built-in one). */

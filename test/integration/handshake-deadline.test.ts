@@ -1,6 +1,7 @@
 // Issue 14 "no open hangs": the handshake deadline of the acp and rpc lanes through a real
 // `a4aa serve`, against an agent started in the wrong mode (a banner on stdout, never an
 // answer) and one that hangs in initialize; and non-JSON stdout lines never pass silently.
+// Issue 31: the same deadline and error for a stream-json CLI.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -67,6 +68,35 @@ test("issue 14 handshake deadline (rpc): the spec's handshakeTimeoutMs bounds a 
   assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r));
   assert.match(r.error!.data.detail, /codex app-server \(node\) did not complete the handshake within 400 ms/);
   assert.deepEqual(await waitNoProcesses(marker), []);
+  assert.equal(await s.end(), 0);
+});
+
+test("issue 31: a stream-json CLI that never answers its handshake fails within `serve --handshake-timeout` with the error an ACP agent gets", async () => {
+  const { s, marker } = setup(["--handshake-timeout", "300"]);
+  const command = { program: process.execPath, args: [BANNER_AGENT], env: { policy: "sanitized", inherit: ["PATH"], set: { A4AA_TEST_MARKER: marker } } };
+  const specs = {
+    acp: { id: "never-acp", lane: "acp", command },
+    streamJson: { id: "never-claude", lane: "cli", driver: "claudeCode", command },
+  };
+  const failures: Record<string, any> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const t0 = Date.now();
+    const r = await s.call("session/open", { spec });
+    const took = Date.now() - t0;
+    assert.ok(took >= 280 && took < 5000, `${name}: answered at the deadline, not before nor long after (${took} ms)`);
+    failures[name] = r.error?.data;
+    assert.ok(failures[name], `${name}: ${JSON.stringify(r)}`);
+    assert.match(failures[name].detail, /^the agent \(node\) did not complete the handshake within 300 ms \(no answer to initialize\) and was stopped\. /, name);
+    assert.match(failures[name].detail, /a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout/, name);
+    // The stderr tail as it was at the deadline (under load the agent may not have printed yet;
+    // the 700 ms test above and the unit tests of handshake-deadline.ts check its content).
+    assert.match(failures[name].detail, /\n(stderr tail:\nbanner-agent: interactive mode|\(no stderr output\))$/, name);
+    assert.deepEqual(await waitNoProcesses(marker), [], `${name}: the agent was stopped`);
+  }
+  const shape = ({ detail: _detail, ...rest }: Record<string, unknown>) => rest;
+  assert.deepEqual(shape(failures.streamJson), shape(failures.acp));
+  assert.deepEqual(shape(failures.acp), { code: "initialize_failed", stage: "initialize", retryable: true, uncertainEffect: true });
+  assert.match(failures.streamJson.detail, /stream-json/, "the hint names the mode the cli lane speaks");
   assert.equal(await s.end(), 0);
 });
 
