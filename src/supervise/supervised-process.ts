@@ -182,11 +182,9 @@ export abstract class SupervisedProcess {
    */
   stop(opts: StopOptions = {}): Promise<StopResult> {
     const o = this.stopOpts;
-    this.stopOpts = {
-      stdinGraceMs: Math.min(o?.stdinGraceMs ?? Infinity, opts.stdinGraceMs ?? DEFAULT_STOP.stdinGraceMs),
-      termGraceMs: Math.min(o?.termGraceMs ?? Infinity, opts.termGraceMs ?? DEFAULT_STOP.termGraceMs),
-      killGraceMs: Math.min(o?.killGraceMs ?? Infinity, opts.killGraceMs ?? DEFAULT_STOP.killGraceMs),
-    };
+    // The first caller's options (defaults filled in); a later caller's only where it names a shorter one.
+    const pick = (k: keyof StopOptions) => (o ? Math.min(o[k], opts[k] ?? Infinity) : (opts[k] ?? DEFAULT_STOP[k]));
+    this.stopOpts = { stdinGraceMs: pick("stdinGraceMs"), termGraceMs: pick("termGraceMs"), killGraceMs: pick("killGraceMs") };
     if (o) this.wakeLadder();
     this.stopping ??= this.ladder();
     noteCleanup(this.stopping);

@@ -35,6 +35,16 @@ test("R-SUP-1: a later stop() with a shorter SIGTERM grace escalates to SIGKILL 
   assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
 });
 
+test("R-SUP-1: a later stop() that names no grace does not shorten the first caller's (defaults are not imposed)", async () => {
+  const p = await sh("trap '' TERM; while :; do sleep 0.05; done");
+  const t0 = Date.now();
+  const first = p.stop({ stdinGraceMs: 0, termGraceMs: 2600 });
+  const r = await p.stop();
+  assert.equal(r, await first);
+  assert.deepEqual(r.steps, ["stdin", "SIGTERM", "SIGKILL"]);
+  assert.ok(Date.now() - t0 >= 2500, `SIGKILL after ${Date.now() - t0} ms: the default 2 s SIGTERM grace was imposed`);
+});
+
 test("R-SUP-4: a killed guard is replaced again and again; while none runs, armed() refuses (spawn_failed, retryable)", async () => {
   const g = new SidecarGuard();
   assert.equal(g.armed(), null, "the first guard starts on demand");
