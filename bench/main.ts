@@ -21,7 +21,7 @@ const SUITES = {
   ping: { run: pingSuite, quickMs: 60_000, fullMs: 180_000 },
   streaming: { run: streamingSuite, quickMs: 60_000, fullMs: 240_000 },
   frames: { run: framesSuite, quickMs: 60_000, fullMs: 240_000 },
-  concurrency: { run: concurrencySuite, quickMs: 60_000, fullMs: 240_000 },
+  concurrency: { run: concurrencySuite, quickMs: 90_000, fullMs: 480_000 },
   coldstart: { run: coldStartSuite, quickMs: 60_000, fullMs: 120_000 },
   guard: { run: guardSuite, quickMs: 60_000, fullMs: 120_000 },
   journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },

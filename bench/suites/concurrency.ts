@@ -49,8 +49,11 @@ async function direct(n: number): Promise<Run> {
   }
 }
 
+/** Room for every agent of the suite under --max-agent-processes. */
+const room = (n: number) => ["--max-agent-processes", String(n + 16)];
+
 async function viaSidecar(n: number): Promise<Run> {
-  const side = startSidecar();
+  const side = startSidecar(room(n));
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});
@@ -93,6 +96,31 @@ async function viaSidecar(n: number): Promise<Run> {
   }
 }
 
+/**
+ * N11: `n` sessions open on the light agent, then stdin EOF: how long until the sidecar has
+ * closed them all and exited (issue 30: 2,000 within 30 s; 1,000 took 295 s before the
+ * shared /proc snapshot).
+ */
+async function shutdown(n: number): Promise<{ openMs: number; eofToExitMs: number }> {
+  const side = startSidecar(room(n));
+  try {
+    const conn = new Conn(side.stdin!, side.stdout!);
+    await conn.ok("ping", {});
+    const t0 = nowMs();
+    // In waves of 100: the open burst is not what is measured here.
+    for (let i = 0; i < n; i += 100) {
+      await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => conn.ok("session/open", { spec: lightSpec() })));
+    }
+    const openMs = nowMs() - t0;
+    const c0 = nowMs();
+    const code = await stop(side, 120_000);
+    if (code !== 0) throw new Error(`the sidecar exited with ${code} after closing ${n} sessions`);
+    return { openMs, eofToExitMs: nowMs() - c0 };
+  } finally {
+    await stop(side, 5_000);
+  }
+}
+
 export async function concurrencySuite(ctx: SuiteContext): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const n = ctx.quick ? 30 : 500;
   const d = await direct(n);
@@ -107,5 +135,17 @@ export async function concurrencySuite(ctx: SuiteContext): Promise<{ rows: Row[]
     row({ section: "concurrency", metric: "sidecar RSS per session", unit: "MiB", value: s.rssPerSession! / MiB, target: { below: 2, text: "< 2 MiB" } }),
     row({ section: "concurrency", metric: `close all ${n} (stdin EOF → exit)`, unit: "ms", value: s.closeMs! }),
   ];
-  return { rows, details: { n, direct: d, sidecar: s } };
+  const m = ctx.quick ? 200 : 2000;
+  const down = await shutdown(m);
+  ctx.log(`  ${m} sessions: opened in ${down.openMs.toFixed(0)} ms, stdin EOF → exit ${down.eofToExitMs.toFixed(0)} ms`);
+  rows.push(
+    row({
+      section: "concurrency",
+      metric: `${m} open sessions: stdin EOF → sidecar exit (N11)`,
+      unit: "ms",
+      value: down.eofToExitMs,
+      ...(ctx.quick ? {} : { baseline: 30_000, baselineName: "issue 30 bound", target: { max: 1, text: "≤ 30 s" } }),
+    }),
+  );
+  return { rows, details: { n, direct: d, sidecar: s, shutdown: { n: m, ...down } } };
 }

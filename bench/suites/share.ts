@@ -38,7 +38,7 @@ function treeRss(pid: number): { bytes: number; processes: number } {
 }
 
 async function withSidecar<T>(fn: (conn: Conn, side: ChildProcess) => Promise<T>): Promise<T> {
-  const side = startSidecar();
+  const side = startSidecar(["--max-agent-processes", "1024"]);
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});

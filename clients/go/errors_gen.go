@@ -54,6 +54,7 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false},
 	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false},
 	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false},
+	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -178,4 +179,9 @@ func NewUnknownAgentError(stage ErrorStage, detail string) *Error {
 // content".
 func NewUnsupportedContentError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeUnsupportedContent, stage, detail)
+}
+
+// NewAtCapacityError makes the `at_capacity`: JSON-RPC -32000 "At capacity", retryable.
+func NewAtCapacityError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeAtCapacity, stage, detail)
 }

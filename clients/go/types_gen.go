@@ -9,7 +9,7 @@ import "encoding/json"
 const Protocol = "a4aa.v1"
 
 // SchemaVersion is the version of schema/a4aa.v1.openrpc.json these types were generated from.
-const SchemaVersion = "1.2.0"
+const SchemaVersion = "1.3.0"
 
 // EventSeq: An event's number within its session: from 1, no gaps, in the order sent (R-SEQ-1).
 type EventSeq = int64
@@ -6013,11 +6013,12 @@ const ErrorCodeMethodNotFound ErrorCode = "method_not_found"
 const ErrorCodeInternalError ErrorCode = "internal_error"
 const ErrorCodeUnknownAgent ErrorCode = "unknown_agent"
 const ErrorCodeUnsupportedContent ErrorCode = "unsupported_content"
+const ErrorCodeAtCapacity ErrorCode = "at_capacity"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeAtCapacity:
 		return true
 	}
 	return false
@@ -6169,6 +6170,58 @@ func (v ErrorData) MarshalJSON() ([]byte, error) {
 	w.field("uncertainEffect", v.UncertainEffect)
 	if v.Detail != nil {
 		w.field("detail", v.Detail)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ServeLimits: Bounds of `a4aa serve`, set by its flags (not sent on the wire). Beyond a bound the
+// request is refused `at_capacity` (retryable), its `detail` naming the bound.
+type ServeLimits struct {
+	// `--max-agent-processes N`: process trees the sidecar runs for agents at once — own and shared
+	// agent processes (`agents/prewarm` included, all or nothing), CLI turns, PTY sessions, terminals
+	// — each counted from its start until its stop ladder ended it.
+	MaxAgentProcesses *int64 `json:"maxAgentProcesses,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeServeLimits(raw json.RawMessage) (ServeLimits, error) {
+	m, err := objectOf(raw, "ServeLimits")
+	if err != nil {
+		return ServeLimits{}, err
+	}
+	return decodeServeLimitsFields(m)
+}
+
+func decodeServeLimitsFields(m map[string]json.RawMessage) (ServeLimits, error) {
+	var v ServeLimits
+	var err error
+	if raw, ok := m["maxAgentProcesses"]; ok {
+		if v.MaxAgentProcesses, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("ServeLimits", "maxAgentProcesses", err)
+		}
+	}
+	v.Extra = extraFields(m, "maxAgentProcesses")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ServeLimits strictly: required fields, types, consts are checked.
+func (v *ServeLimits) UnmarshalJSON(data []byte) error {
+	r, err := decodeServeLimits(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ServeLimits) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.MaxAgentProcesses != nil {
+		w.field("maxAgentProcesses", v.MaxAgentProcesses)
 	}
 	w.extra(v.Extra)
 	return w.bytes()
@@ -7098,6 +7151,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeErrorData(data)
 	case "ErrorCode":
 		return decodeErrorCode(data)
+	case "ServeLimits":
+		return decodeServeLimits(data)
 	case "ErrorStage":
 		return decodeErrorStage(data)
 	case "PingParams":

@@ -56,6 +56,7 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
   internal_error: { rpcCode: -32603, message: "Internal error", retryable: false },
   unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false },
   unsupported_content: { rpcCode: -32000, message: "Unsupported content", retryable: false },
+  at_capacity: { rpcCode: -32000, message: "At capacity", retryable: true },
 };
 
 export interface ErrorOptions {
@@ -116,5 +117,7 @@ export function errorConstructors<E>(make: ErrorMaker<E>) {
     unknownAgent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unknown_agent", stage, detail, opts),
     /** `unsupported_content`: JSON-RPC -32000 "Unsupported content". */
     unsupportedContent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unsupported_content", stage, detail, opts),
+    /** `at_capacity`: JSON-RPC -32000 "At capacity", retryable. */
+    atCapacity: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("at_capacity", stage, detail, opts),
   };
 }

@@ -192,7 +192,8 @@ export type ErrorCode =
   | "method_not_found"
   | "internal_error"
   | "unknown_agent"
-  | "unsupported_content";
+  | "unsupported_content"
+  | "at_capacity";
 /**
  * Where it went wrong.
  */
@@ -285,6 +286,7 @@ export interface A4AaProtocolTypes {
   PermissionCancelled?: PermissionCancelled;
   ErrorData?: ErrorData;
   ErrorCode?: ErrorCode;
+  ServeLimits?: ServeLimits;
   ErrorStage?: ErrorStage;
   PingParams?: PingParams;
   RpcDiscoverParams?: RpcDiscoverParams;
@@ -988,6 +990,15 @@ export interface ErrorData {
    * For a person: the validator's messages, the agent's error message, its stderr tail.
    */
   detail?: string;
+}
+/**
+ * Bounds of `a4aa serve`, set by its flags (not sent on the wire). Beyond a bound the request is refused `at_capacity` (retryable), its `detail` naming the bound.
+ */
+export interface ServeLimits {
+  /**
+   * `--max-agent-processes N`: process trees the sidecar runs for agents at once — own and shared agent processes (`agents/prewarm` included, all or nothing), CLI turns, PTY sessions, terminals — each counted from its start until its stop ladder ended it.
+   */
+  maxAgentProcesses?: number;
 }
 /**
  * Params of `ping`: Check that the sidecar is alive and learn its protocol and version.

@@ -96,6 +96,7 @@ export declare const validatePermissionSelected: Validator<T.PermissionSelected>
 export declare const validatePermissionCancelled: Validator<T.PermissionCancelled>;
 export declare const validateErrorData: Validator<T.ErrorData>;
 export declare const validateErrorCode: Validator<T.ErrorCode>;
+export declare const validateServeLimits: Validator<T.ServeLimits>;
 export declare const validateErrorStage: Validator<T.ErrorStage>;
 export declare const validatePingParams: Validator<T.PingParams>;
 export declare const validateRpcDiscoverParams: Validator<T.RpcDiscoverParams>;

@@ -19,7 +19,7 @@ export async function probeVersion(
 ): Promise<string | undefined> {
   let proc;
   try {
-    proc = await startPipe({ program: file, args, cwd: "/", env, name: `${file} --version` });
+    proc = await startPipe({ program: file, args, cwd: "/", env, name: `${file} --version`, bounded: false });
   } catch {
     return undefined;
   }

@@ -25,7 +25,8 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--handshake-timeout MS] [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--handshake-timeout MS] [--max-agent-processes N] [--log-level LEVEL]
+                  [--registry FILE]... [--record DIR]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -43,6 +44,9 @@ Options:
   --handshake-timeout MS    how long an agent (any lane) has to complete its handshake before
                             session/open fails initialize_failed and the agent is stopped
                             (default 60000; a spec's handshakeTimeoutMs overrides it)
+  --max-agent-processes N   how many agent process trees (agents, shared and prewarmed ones,
+                            CLI turns, terminals) may run at once; beyond it opens, terminals
+                            and agents/prewarm fail at_capacity, retryable (default 256)
   --log-level LEVEL         error, warn (default), info or debug
   --registry FILE           add the agents of an ACP registry document (registry.json
                             format) to the catalog; repeatable. A malformed file stops serve,

@@ -12,6 +12,8 @@ import { packageVersion } from "../version.js";
 import { AgentCatalog } from "../catalog/catalog.js";
 import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
+import { setMaxAgentProcesses } from "../supervise/capacity.js";
+import { sweepLeftovers } from "../supervise/temp-files.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -23,6 +25,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "permission-timeout": { value: true },
       "cancel-grace": { value: true },
       "handshake-timeout": { value: true },
+      "max-agent-processes": { value: true },
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
@@ -48,7 +51,17 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   const permissionTimeoutMs = ms("permission-timeout");
   const cancelGraceMs = ms("cancel-grace");
   const handshakeTimeoutMs = ms("handshake-timeout");
+  if (flags["max-agent-processes"] !== undefined) {
+    const n = Number(flags["max-agent-processes"]);
+    if (!Number.isInteger(n) || n < 1) {
+      throw new UsageError(`--max-agent-processes must be a positive whole number, not ${JSON.stringify(flags["max-agent-processes"])}`, "a4aa serve --help");
+    }
+    setMaxAgentProcesses(n);
+  }
   const logger = createLogger(level, undefined, secrets.redact);
+  // Temporary folders of sidecars that died without cleaning up (their guard killed too).
+  const swept = sweepLeftovers();
+  if (swept.length) logger.info(`removed ${swept.length} temporary folder(s) left by sidecars that are gone: ${swept.join(", ")}`);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);

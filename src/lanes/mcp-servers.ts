@@ -1,6 +1,7 @@
 // `options.mcpServers` (a4aa.v1 §11, R-MCP-1/2): one check for every lane, the literals the
 // redactor must hide (R-REC-1), and each agent's native form of the servers. The session
 // layer checks and feeds the redactor before anything is spawned; each lane renders.
+import { registerTemp, releaseTemp, tempPrefix } from "../supervise/temp-files.js";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -166,8 +167,10 @@ export class PrivateDir {
   /** `base`: the folder to make it in (default the system's temporary folder), created 0700. */
   constructor(prefix: string, base = tmpdir()) {
     mkdirSync(base, { recursive: true, mode: 0o700 });
-    this.path = mkdtempSync(path.join(base, `a4aa-${prefix}-`));
+    this.path = mkdtempSync(tempPrefix(base, prefix));
     chmodSync(this.path, 0o700);
+    // Removed by the guard if the sidecar dies before the session closes.
+    registerTemp(this.path);
   }
   /** Writes `name` (mode 0600) and returns its path. */
   write(name: string, text: string): string {
@@ -177,5 +180,6 @@ export class PrivateDir {
   }
   remove(): void {
     rmSync(this.path, { recursive: true, force: true });
+    releaseTemp(this.path);
   }
 }

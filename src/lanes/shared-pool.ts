@@ -4,6 +4,7 @@
 // next open, then stopped; one that died leaves the pool at once, so the next open starts
 // a fresh one (R-SHARE-2). What runs on a process is the lane's business; the pool only
 // counts, keeps and ends processes.
+import { checkRoom } from "../supervise/capacity.js";
 import { createHash } from "node:crypto";
 import type { ShareOptions } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
@@ -111,6 +112,8 @@ export class SharedPool {
   async prewarm(key: string, share: ShareOptions, start: () => Promise<PooledProcess>, count: number): Promise<{ processes: number; started: number }> {
     if (this.closed) throw new A4aaError("session_closed", "open", "the sidecar is shutting down");
     const have = [...this.entries].filter((e) => e.key === key && !e.dead);
+    // All or nothing: a prewarm that would cross --max-agent-processes starts none.
+    checkRoom(count - have.length, "open", `agents/prewarm of ${count - have.length} more process(es)`);
     const fresh: Entry[] = [];
     for (let i = have.length; i < count; i++) fresh.push(this.start(key, share, start));
     await Promise.all([...have, ...fresh].map((e) => e.ready));

@@ -2,10 +2,12 @@
 // PR_SET_PDEATHSIG; instead the guard holds the read end of a pipe only the sidecar writes
 // to. The kernel closes it however the sidecar dies (SIGKILL, OOM kill), and its EOF means:
 // end every process group the sidecar named and every process carrying one of its cookies —
-// SIGTERM, then SIGKILL after the grace.
+// SIGTERM, then SIGKILL after the grace — and remove every temporary path it named.
 //
-// stdin lines: `prefix <cookie prefix>`, `+ <pgid> <leader start time>`, `- <pgid>`.
-import { groupMembers, readProc, type ProcInfo } from "./process-tree.js";
+// stdin lines: `prefix <cookie prefix>`, `+ <pgid> <leader start time>`, `- <pgid>`,
+// `f <path>`, `-f <path>` (the rest of the line is the path).
+import { readdirSync, rmSync } from "node:fs";
+import { readProc, type ProcInfo } from "./process-tree.js";
 import { processesWithCookie } from "./cookie.js";
 
 const TERM_GRACE_MS = Number(process.argv[2] ?? 2000);
@@ -13,6 +15,7 @@ const KILL_GRACE_MS = 1500;
 const POLL_MS = 50;
 
 const groups = new Map<number, number>();
+const paths = new Set<string>();
 let prefix = "";
 let buf = "";
 
@@ -24,26 +27,50 @@ process.stdin.on("data", (chunk: string) => {
   buf += chunk;
   let nl: number;
   while ((nl = buf.indexOf("\n")) >= 0) {
-    const [op, a, b] = buf.slice(0, nl).split(" ");
+    const line = buf.slice(0, nl);
+    const [op, a, b] = line.split(" ");
     buf = buf.slice(nl + 1);
-    if (op === "prefix") prefix = a;
+    if (op === "f") paths.add(line.slice(2));
+    else if (op === "-f") paths.delete(line.slice(3));
+    else if (op === "prefix") prefix = a;
     else if (op === "+") groups.set(Number(a), Number(b));
     else if (op === "-") groups.delete(Number(a));
   }
 });
-process.stdin.on("end", () => void endAll().finally(() => process.exit(0)));
-process.stdin.on("error", () => void endAll().finally(() => process.exit(0)));
+const finish = () => void endAll().finally(() => {
+  removePaths();
+  process.exit(0);
+});
+process.stdin.on("end", finish);
+process.stdin.on("error", finish);
 
-/** Everything still alive that the sidecar owned. */
+function removePaths(): void {
+  let left = 0;
+  for (const p of paths) {
+    try {
+      rmSync(p, { recursive: true, force: true });
+    } catch {
+      left++;
+    }
+  }
+  if (paths.size) process.stderr.write(`a4aa guard: removed ${paths.size - left} temporary path(s) written for agents${left ? `; ${left} could not be removed` : ""}\n`);
+}
+
+/** Everything still alive that the sidecar owned: one pass over /proc, whatever the number of groups. */
 function targets(): Map<number, ProcInfo> {
   const out = new Map<number, ProcInfo>();
+  // A leader with another start time is a new process that got the pid: not ours.
+  const ours = new Set<number>();
   for (const [pgid, start] of groups) {
-    // A leader with another start time is a new process that got the pid: not ours.
     const leader = readProc(pgid);
-    if (leader && start && leader.start !== start) continue;
-    for (const pid of groupMembers(pgid)) {
-      const info = readProc(pid);
-      if (info) out.set(pid, info);
+    if (!(leader && start && leader.start !== start)) ours.add(pgid);
+  }
+  if (ours.size) {
+    for (const name of readdirSync("/proc")) {
+      const c = name.charCodeAt(0);
+      if (c < 48 || c > 57) continue;
+      const info = readProc(Number(name));
+      if (info && ours.has(info.pgid) && info.state !== "Z" && info.state !== "X") out.set(info.pid, info);
     }
   }
   if (prefix) for (const p of processesWithCookie(prefix, true)) out.set(p.pid, p);

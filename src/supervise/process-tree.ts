@@ -71,6 +71,33 @@ export function stillRunning(info: ProcInfo): boolean {
   return !!now && now.start === info.start && now.state !== "Z" && now.state !== "X";
 }
 
+// One pass over /proc, indexed by process group, shared by every caller until it is older
+// than four times what it cost: hundreds of stop ladders polling their groups at once then
+// spend at most a fifth of the time scanning, instead of one whole scan per ladder per poll
+// (which made closing N sessions cost N² reads). A stale entry is checked again with one
+// read of its own (stillRunning), and a group's leader is always read fresh.
+let snap: { at: number; byPgid: Map<number, ProcInfo[]> } | null = null;
+let snapCostMs = 0;
+
+function groupsSnapshot(): Map<number, ProcInfo[]> {
+  const t0 = Date.now();
+  if (snap && t0 - snap.at <= 4 * snapCostMs) return snap.byPgid;
+  const byPgid = new Map<number, ProcInfo[]>();
+  for (const name of readdirSync("/proc")) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    const info = readProc(Number(name));
+    if (!info || info.state === "Z" || info.state === "X") continue;
+    const list = byPgid.get(info.pgid);
+    if (list) list.push(info);
+    else byPgid.set(info.pgid, [info]);
+  }
+  const t1 = Date.now();
+  snapCostMs = t1 - t0;
+  snap = { at: t1, byPgid };
+  return byPgid;
+}
+
 /** Live (non-zombie) members of process group `pgid`. */
 export function groupMembers(pgid: number): number[] {
   try {
@@ -81,12 +108,10 @@ export function groupMembers(pgid: number): number[] {
   }
   if (!HAS_PROC) return [pgid];
   // Something answers: look closer, since zombies waiting for a reaper answer too.
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    const info = readProc(Number(name));
-    if (info && info.pgid === pgid && info.state !== "Z" && info.state !== "X") out.push(info.pid);
+  const out = (groupsSnapshot().get(pgid) ?? []).filter(stillRunning).map((p) => p.pid);
+  if (!out.includes(pgid)) {
+    const leader = readProc(pgid);
+    if (leader && leader.pgid === pgid && leader.state !== "Z" && leader.state !== "X") out.push(pgid);
   }
   return out;
 }

@@ -1,10 +1,13 @@
 // The one way lanes start a process: resolve the program on the child's PATH, then start
-// it on pipes or under a PTY, in its own process group, with its own cookie.
+// it on pipes or under a PTY, in its own process group, with its own cookie — only while a
+// guard runs (fail closed, guard.ts) and within the agent-process bound (capacity.ts).
 import { PipeProcess } from "./pipe-process.js";
 import { PtyProcess } from "./pty-process.js";
 import { resolveProgram } from "./resolve-program.js";
 import { newCookie } from "./cookie.js";
 import { tapStarted } from "./taps.js";
+import { sidecarGuard } from "./guard.js";
+import { withRoom } from "./capacity.js";
 
 export interface ProcessCommand {
   program: string;
@@ -14,18 +17,29 @@ export interface ProcessCommand {
   env: Record<string, string>;
   /** For logs and errors. */
   name: string;
+  /** False: not counted against --max-agent-processes (a4aa's own short probes). */
+  bounded?: boolean;
+}
+
+/** Refuses while no guard runs; reserves room under the bound unless `bounded` is false. */
+function guarded<T>(cmd: ProcessCommand, start: () => Promise<T>): Promise<T> {
+  const refused = sidecarGuard.armed();
+  if (refused) return Promise.reject(refused);
+  return cmd.bounded === false ? start() : withRoom(start);
 }
 
 export function startPipe(cmd: ProcessCommand): Promise<PipeProcess> {
   const file = resolveProgram(cmd.program, cmd.env, cmd.cwd);
-  return PipeProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, argv0: cmd.program, cookie: newCookie() }).then((p) => tapStarted(p, cmd));
+  return guarded(cmd, () => PipeProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, argv0: cmd.program, cookie: newCookie() })).then((p) =>
+    tapStarted(p, cmd),
+  );
 }
 
 export function startPty(cmd: ProcessCommand & { cols: number; rows: number }): Promise<PtyProcess> {
   const file = resolveProgram(cmd.program, cmd.env, cmd.cwd);
-  return PtyProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, cols: cmd.cols, rows: cmd.rows, cookie: newCookie() }).then((p) =>
-    tapStarted(p, cmd),
-  );
+  return guarded(cmd, () =>
+    PtyProcess.start({ file, args: cmd.args, cwd: cmd.cwd, env: cmd.env, name: cmd.name, cols: cmd.cols, rows: cmd.rows, cookie: newCookie() }),
+  ).then((p) => tapStarted(p, cmd));
 }
 
 export { PipeProcess, PtyProcess };

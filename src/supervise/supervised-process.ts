@@ -6,7 +6,6 @@
 // and the sidecar's guard ends the tree if the sidecar dies first (R-SUP-4).
 import { StringDecoder } from "node:string_decoder";
 import { noteCleanup } from "./cleanup-count.js";
-import { waitAtMost } from "./deadline.js";
 import { processesWithCookie } from "./cookie.js";
 import { sidecarGuard } from "./guard.js";
 import { descendants, hasExited, readProc, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
@@ -44,7 +43,12 @@ const MAX_STDERR_LINE = 64 * 1024;
 const POLL_MS = 20;
 const TRACK_MS = 1000;
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/**
+ * How often a ladder looks whether its tree is gone: every 20 ms, slower when many ladders
+ * run at once (2,000 closing sessions poll about 10 times a millisecond in all, not 100).
+ */
+const pollMs = () => Math.max(POLL_MS, Math.ceil(live.size / 10));
+const DEFAULT_STOP: Required<StopOptions> = { stdinGraceMs: 1500, termGraceMs: 2000, killGraceMs: 3000 };
 
 // Every tree not yet stopped. If the sidecar itself dies (a bug, an uncaught error), the
 // 'exit' hook still kills them: no agent outlives the sidecar.
@@ -171,16 +175,59 @@ export abstract class SupervisedProcess {
   }
 
   /**
-   * Ends the whole tree. Idempotent: concurrent and later calls share one ladder.
-   * Resolves (never rejects) with whether anything is left.
+   * Ends the whole tree. Idempotent: concurrent and later calls share one ladder; a later
+   * caller's shorter grace periods apply from then on (the shortest asked for wins, e.g. a
+   * cancel's 0 ms stdin grace cuts short a close's 1.5 s). Resolves (never rejects) with
+   * whether anything is left.
    */
   stop(opts: StopOptions = {}): Promise<StopResult> {
-    this.stopping ??= this.ladder(opts);
+    const o = this.stopOpts;
+    // The first caller's options (defaults filled in); a later caller's only where it names a shorter one.
+    const pick = (k: keyof StopOptions) => (o ? Math.min(o[k], opts[k] ?? Infinity) : (opts[k] ?? DEFAULT_STOP[k]));
+    this.stopOpts = { stdinGraceMs: pick("stdinGraceMs"), termGraceMs: pick("termGraceMs"), killGraceMs: pick("killGraceMs") };
+    if (o) this.wakeLadder();
+    this.stopping ??= this.ladder();
     noteCleanup(this.stopping);
     return this.stopping;
   }
 
-  private async ladder(opts: StopOptions): Promise<StopResult> {
+  /**
+   * The one way to interrupt a process (a cancelled turn): SIGTERM to the whole tree now (no
+   * stdin grace), SIGKILL after `termGraceMs` — the stop ladder, joined or started.
+   */
+  interrupt(termGraceMs?: number): Promise<StopResult> {
+    return this.stop({ stdinGraceMs: 0, termGraceMs });
+  }
+
+  private stopOpts: Required<StopOptions> | null = null;
+  private wakers = new Set<() => void>();
+
+  private wakeLadder(): void {
+    for (const w of this.wakers) w();
+    this.wakers.clear();
+  }
+
+
+  /** Waits until `since + grace()` (re-read whenever a later stop() shortens it) or until `until` settles. */
+  private async graceFrom(since: number, grace: () => number, until: Promise<unknown> | null, done?: () => boolean): Promise<void> {
+    for (;;) {
+      if (done?.()) return;
+      const left = since + grace() - Date.now();
+      if (left <= 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<void>((r) => (timer = setTimeout(r, done ? Math.min(left, pollMs()) : left)));
+      let wake!: () => void;
+      const changed = new Promise<void>((r) => this.wakers.add((wake = r)));
+      const settled = await Promise.race([...(until ? [until.then(() => true)] : []), tick.then(() => false), changed.then(() => false)]);
+      // Cleared, or the sidecar could not exit until the grace period had passed anyway.
+      clearTimeout(timer);
+      this.wakers.delete(wake);
+      if (settled) return;
+    }
+  }
+
+  private async ladder(): Promise<StopResult> {
+    const opts = () => this.stopOpts!;
     const steps: string[] = [];
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
@@ -216,13 +263,13 @@ export abstract class SupervisedProcess {
 
     steps.push("stdin");
     this.closeInput();
-    await waitAtMost(this.exited, opts.stdinGraceMs ?? 1500);
+    await this.graceFrom(Date.now(), () => opts().stdinGraceMs, this.exited);
     // The agent may have started more children since: look again.
     look();
     if (!gone()) {
       steps.push("SIGTERM");
       signalTree(this.pgid, stragglers, "SIGTERM");
-      await this.waitUntil(gone, opts.termGraceMs ?? 2000);
+      await this.graceFrom(Date.now(), () => opts().termGraceMs, null, gone);
       look();
     }
     if (!gone()) {
@@ -230,14 +277,14 @@ export abstract class SupervisedProcess {
       look(true);
       for (const k of aliveKeys()) killedKeys.add(k);
       signalTree(this.pgid, stragglers, "SIGKILL");
-      await this.waitUntil(gone, opts.killGraceMs ?? 3000);
+      await this.graceFrom(Date.now(), () => opts().killGraceMs, null, gone);
       // A fork that raced the signal carries the cookie too: one more round for it.
       const before = stragglers.length;
       look();
       if (stragglers.length > before && !gone()) {
         for (const k of aliveKeys()) killedKeys.add(k);
         signalTree(this.pgid, stragglers, "SIGKILL");
-        await this.waitUntil(gone, opts.killGraceMs ?? 3000);
+        await this.graceFrom(Date.now(), () => opts().killGraceMs, null, gone);
       }
     }
     const survivors = treeSurvivors(this.pgid, stragglers);
@@ -250,10 +297,5 @@ export abstract class SupervisedProcess {
     const ended = seen.size - still.size;
     const killed = [...killedKeys].filter((k) => !still.has(k)).length;
     return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit, ended, killed };
-  }
-
-  private async waitUntil(done: () => boolean, ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!done() && Date.now() < deadline) await sleep(POLL_MS);
   }
 }

@@ -6,11 +6,13 @@ import os from "node:os";
 import path from "node:path";
 import type { ContentBlock, ImageContent } from "../../../generated/ts/types.js";
 import { A4aaError } from "../../errors.js";
+import { registerTemp, releaseTemp, tempPrefix } from "../../supervise/temp-files.js";
 
 const EXT: Record<ImageContent["mimeType"], string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
+const PROMPT_FILES_KIND = "content";
 /** Prefix of the folders under the sidecar's temporary folder. */
-export const PROMPT_FILES_PREFIX = "a4aa-content-";
+export const PROMPT_FILES_PREFIX = `a4aa-${PROMPT_FILES_KIND}-`;
 
 export class PromptFiles {
   private constructor(
@@ -27,7 +29,9 @@ export class PromptFiles {
     const imgs = blocks.filter((b): b is ImageContent => b.type === "image");
     if (imgs.length === 0) return PromptFiles.none;
     // mkdtemp creates the folder with mode 0700.
-    const dir = await mkdtemp(path.join(os.tmpdir(), PROMPT_FILES_PREFIX));
+    const dir = await mkdtemp(tempPrefix(os.tmpdir(), PROMPT_FILES_KIND));
+    // Removed by the guard if the sidecar dies before the turn ends.
+    registerTemp(dir);
     try {
       const paths: string[] = [];
       for (const [i, b] of imgs.entries()) {
@@ -38,11 +42,14 @@ export class PromptFiles {
       return new PromptFiles(dir, paths);
     } catch (e) {
       await rm(dir, { recursive: true, force: true });
+      releaseTemp(dir);
       throw new A4aaError("internal_error", "prompt", `could not write the prompt's images to ${dir}: ${(e as Error).message}; nothing was started`);
     }
   }
 
   async remove(): Promise<void> {
-    if (this.dir) await rm(this.dir, { recursive: true, force: true });
+    if (!this.dir) return;
+    await rm(this.dir, { recursive: true, force: true });
+    releaseTemp(this.dir);
   }
 }

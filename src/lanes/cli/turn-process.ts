@@ -165,7 +165,7 @@ export class TurnProcess {
     }
   }
 
-  /** SIGTERM to the process group now; SIGKILL after the grace period (the stop ladder). */
+  /** SIGTERM to the process tree now; SIGKILL after the grace period (the stop ladder). */
   async cancel(): Promise<void> {
     this.cancelled = true;
     if (this.proc) this.deliverCancel(this.proc);
@@ -173,13 +173,8 @@ export class TurnProcess {
 
   private deliverCancel(proc: PipeProcess): void {
     if (!proc.running) return;
-    // The ladder notes the tree first (descendants that left the group), then escalates.
-    void proc.stop({ stdinGraceMs: 0, termGraceMs: this.s.killGraceMs });
-    try {
-      process.kill(-proc.pgid, "SIGTERM");
-    } catch {
-      // Already gone.
-    }
+    // The stop ladder notes the tree first (descendants that left the group), then SIGTERMs it now.
+    void proc.interrupt(this.s.killGraceMs);
   }
 
   /** Ends whatever is left of the process (close). */

@@ -3,6 +3,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readProc } from "../../../src/supervise/process-tree.js";
 import { newMarker, waitGone } from "../../helpers/procs.js";
@@ -57,5 +60,27 @@ test("R-SUP-4: the guard skips a registered group whose leader's start time says
     assert.ok(alive(other.pid!), "a group led by a newer process was signalled");
   } finally {
     process.kill(-other.pid!, "SIGKILL");
+  }
+});
+
+test("R-SUP-4: on EOF the guard removes the temporary paths it was told about, not a released one", async () => {
+  const base = mkdtempSync(path.join(os.tmpdir(), "a4aa-guard-paths-"));
+  try {
+    const kept = path.join(base, "kept with space");
+    const removed = path.join(base, "removed dir");
+    for (const d of [kept, removed]) {
+      mkdirSync(d);
+      writeFileSync(path.join(d, "mcp.json"), "secret");
+    }
+    const g = spawn(process.execPath, [GUARD, "300"], { stdio: ["pipe", "ignore", "pipe"] });
+    let stderr = "";
+    g.stderr.on("data", (d) => (stderr += d));
+    g.stdin.end(`prefix guardtest3.\nf ${removed}\nf ${kept}\n-f ${kept}\n`);
+    await new Promise((r) => g.once("exit", r));
+    assert.equal(existsSync(removed), false, "a registered folder is removed");
+    assert.equal(existsSync(kept), true, "a released folder is its owner's business");
+    assert.match(stderr, /removed 1 temporary path\(s\)/);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });

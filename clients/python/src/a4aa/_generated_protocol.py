@@ -12,7 +12,7 @@ from . import _codec as _c
 from ._codec import UNSET, Unset
 
 PROTOCOL = "a4aa.v1"
-SCHEMA_VERSION = "1.2.0"
+SCHEMA_VERSION = "1.3.0"
 
 EventSeq = int
 """An event's number within its session: from 1, no gaps, in the order sent (R-SEQ-1)."""
@@ -246,14 +246,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "at_capacity"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "at_capacity"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -2971,6 +2971,44 @@ _ErrorData_FIELDS: FrozenSet[str] = frozenset({"code", "stage", "retryable", "un
 
 
 @dataclass(kw_only=True)
+class ServeLimits:
+    """Bounds of `a4aa serve`, set by its flags (not sent on the wire). Beyond a bound the request is
+    refused `at_capacity` (retryable), its `detail` naming the bound.
+    """
+    max_agent_processes: Optional[int] = None
+    """`--max-agent-processes N`: process trees the sidecar runs for agents at once — own and shared
+    agent processes (`agents/prewarm` included, all or nothing), CLI turns, PTY sessions, terminals
+    — each counted from its start until its stop ladder ended it.
+    """
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.max_agent_processes is not None:
+            out["maxAgentProcesses"] = _c.encode(self.max_agent_processes)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ServeLimits") -> ServeLimits:
+        """Decodes and checks one ServeLimits; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ServeLimits:
+        return cls(
+            max_agent_processes=_c.optional(d, "maxAgentProcesses", path, _c.integer_range(1, None), None),
+            extra=_c.extra(d, _ServeLimits_FIELDS),
+        )
+
+
+_ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses"})
+
+
+@dataclass(kw_only=True)
 class PingParams:
     """Params of `ping`: Check that the sidecar is alive and learn its protocol and version."""
 
@@ -3691,6 +3729,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "PermissionCancelled": PermissionCancelled.from_json,
     "ErrorData": ErrorData.from_json,
     "ErrorCode": _decode_ErrorCode,
+    "ServeLimits": ServeLimits.from_json,
     "ErrorStage": _decode_ErrorStage,
     "PingParams": PingParams.from_json,
     "RpcDiscoverParams": RpcDiscoverParams.from_json,
@@ -3827,6 +3866,7 @@ __all__ = [
     "ErrorCode",
     "ErrorStage",
     "ErrorData",
+    "ServeLimits",
     "PingParams",
     "RpcDiscoverParams",
     "SessionOpenParams",

@@ -142,12 +142,8 @@ export class PtyGenericSession implements LaneSession {
 
   private deliverCancel(proc: PtyProcess): void {
     if (!proc.running) return;
-    void proc.stop({ stdinGraceMs: 0, termGraceMs: KILL_GRACE_MS });
-    try {
-      process.kill(-proc.pgid, "SIGTERM");
-    } catch {
-      // Already gone.
-    }
+    // The stop ladder notes the tree first (descendants that left the group), then SIGTERMs it now.
+    void proc.interrupt(KILL_GRACE_MS);
   }
 
   async close(): Promise<{ clean: boolean; detail?: string }> {
