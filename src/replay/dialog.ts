@@ -77,7 +77,7 @@ export class Dialog {
       await this.pace(it.t);
       if (it.dir === "agentOut") this.send(withLiveIds(substitute(payload(it), this.subst), this.ids));
       else if (it.dir === "agentErr") this.io.stderr(`${it.line ?? JSON.stringify(it.msg)}\n`);
-      else if (it.dir === "agentPty") this.io.stdout(it.line ?? "");
+      else if (it.dir === "agentPty" || it.dir === "agentText") this.io.stdout(it.line ?? "");
     }
   }
 

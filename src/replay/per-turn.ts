@@ -98,7 +98,7 @@ export async function replayTurn(
     last = Math.max(last, e.t);
     if (e.dir === "agentOut") io.stdout(`${e.line ?? JSON.stringify(e.msg)}\n`);
     else if (e.dir === "agentErr") io.stderr(`${e.line ?? JSON.stringify(e.msg)}\n`);
-    else if (e.dir === "agentPty") io.stdout(e.line ?? "");
+    else if (e.dir === "agentPty" || e.dir === "agentText") io.stdout(e.line ?? "");
     else if (e.dir === "agentExit") code = (e.msg as { code: number | null }).code ?? 1;
   }
   return code;
