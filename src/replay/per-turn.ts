@@ -1,9 +1,9 @@
 // Replays one turn of a per-turn CLI (gemini -p, codex exec, …): each turn is its own
 // process, so the turn is found by its prompt — the recorded host prompt that appears in
 // this process's argv or stdin — and, by default, by order (a small state file keyed by
-// the parent sidecar's pid remembers the next turn).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+// the parent sidecar's pid, in a private 0700 folder, remembers the next turn).
+import { closeSync, constants, lstatSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, writeSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import type { TranscriptEntry } from "../journal/transcript.js";
@@ -48,9 +48,54 @@ function livePrompt(turn: RecordedTurn, argv: string[], stdin: string): string {
   return stdin;
 }
 
-function stateFile(transcript: string): string {
+/**
+ * N4: the replay state of this transcript under this sidecar lives in a private folder,
+ * `$TMPDIR/a4aa-replay-<key>-<ppid>-XXXXXX` made by mkdtemp (mode 0700). A later process
+ * finds it by its prefix and takes only a real folder of ours with mode 0700: a link or a
+ * folder someone else planted there is never used.
+ */
+function stateDir(transcript: string): string {
   const key = createHash("sha256").update(path.resolve(transcript)).digest("hex").slice(0, 16);
-  return path.join(os.tmpdir(), "a4aa-replay", `${key}-${process.ppid}.json`);
+  const tmp = os.tmpdir();
+  const prefix = `a4aa-replay-${key}-${process.ppid}-`;
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp).filter((n) => n.startsWith(prefix));
+  } catch {
+    // mkdtemp reports a missing $TMPDIR below
+  }
+  const uid = process.getuid?.();
+  for (const n of names) {
+    const st = lstatSync(path.join(tmp, n), { throwIfNoEntry: false });
+    if (st?.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o777) === 0o700) return path.join(tmp, n);
+  }
+  return mkdtempSync(path.join(tmp, prefix));
+}
+
+const STATE = "state.json";
+
+function readState(dir: string): number {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path.join(dir, STATE), constants.O_RDONLY | constants.O_NOFOLLOW);
+    return Number((JSON.parse(readFileSync(fd, "utf8")) as { next?: number }).next) || 0;
+  } catch {
+    return 0; // the first turn of this sidecar
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A new file (O_EXCL|O_NOFOLLOW, 0600) renamed over the state: nothing is written through a link. */
+function writeState(dir: string, next: number): void {
+  const tmp = path.join(dir, `${STATE}.${process.pid}.${randomBytes(4).toString("hex")}`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, JSON.stringify({ next }));
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path.join(dir, STATE));
 }
 
 export async function replayTurn(
@@ -61,13 +106,8 @@ export async function replayTurn(
   io: Pick<ReplayIo, "stdout" | "stderr" | "sleep">,
   o: ReplayOptions,
 ): Promise<number> {
-  const file = stateFile(transcript);
-  let next = 0;
-  try {
-    next = (JSON.parse(readFileSync(file, "utf8")) as { next: number }).next ?? 0;
-  } catch {
-    // the first turn of this sidecar
-  }
+  const dir = stateDir(transcript);
+  const next = readState(dir);
   let chosen = turns.findIndex((t, i) => i >= next && runs(t.prompt, argv, stdin));
   if (chosen < 0) chosen = turns.findIndex((t) => runs(t.prompt, argv, stdin));
   if (chosen < 0) {
@@ -88,8 +128,7 @@ export async function replayTurn(
       return 1;
     }
   }
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  writeFileSync(file, JSON.stringify({ next: chosen + 1 }), { mode: 0o600 });
+  writeState(dir, chosen + 1);
 
   let code = 0;
   let last = turns[chosen].entries[0]?.t ?? 0;
