@@ -12,23 +12,45 @@ import type { ReplayIo, ReplayOptions } from "./dialog.js";
 export interface RecordedTurn {
   /** The host's prompt text of this turn. */
   prompt: string;
-  /** The entries of the turn's process. */
-  entries: TranscriptEntry[];
+  /** The args the process was started with (its agentStart entry). */
+  args?: string[];
+  /** The entries of the turn's process (read from the file as they are played). */
+  entries: Iterable<TranscriptEntry>;
 }
 
 /** The per-turn processes of a transcript, each with the host prompt it ran for. */
-export function recordedTurns(entries: TranscriptEntry[]): RecordedTurn[] {
-  const prompts: string[] = [];
+export function recordedTurns(entries: Iterable<TranscriptEntry>): RecordedTurn[] {
   const byProcess = new Map<number, TranscriptEntry[]>();
-  const turnOfProcess = new Map<number, number>();
-  for (const e of entries) {
+  const turns = new TurnTracker();
+  for (const e of entries) if (turns.visit(e)) (byProcess.get(e.p!) ?? byProcess.set(e.p!, []).get(e.p!)!).push(e);
+  return turns.turns().map((t) => ({ ...t, entries: byProcess.get(t.p) ?? [] }));
+}
+
+/**
+ * Seen entry by entry (a transcript is streamed): each process's turn (the host prompt
+ * current when it started) and args.
+ */
+export class TurnTracker {
+  private prompt: string | undefined;
+  private readonly byProcess = new Map<number, Omit<RecordedTurn, "entries"> & { p: number }>();
+
+  /** Notes `e`; true when it is an entry of a process (to keep for its turn). */
+  visit(e: TranscriptEntry): boolean {
     const m = e.msg as { method?: string; params?: { text?: string } } | undefined;
-    if (e.dir === "hostIn" && m?.method === "session/prompt") prompts.push(String(m.params?.text ?? ""));
-    if (e.p === undefined || !e.dir.startsWith("agent")) continue;
-    if (e.dir === "agentStart") turnOfProcess.set(e.p, prompts.length - 1);
-    (byProcess.get(e.p) ?? byProcess.set(e.p, []).get(e.p)!).push(e);
+    if (e.dir === "hostIn" && m?.method === "session/prompt") this.prompt = String(m.params?.text ?? "");
+    if (e.p === undefined || !e.dir.startsWith("agent")) return false;
+    if (!this.byProcess.has(e.p)) this.byProcess.set(e.p, { p: e.p, prompt: this.prompt ?? "" });
+    if (e.dir === "agentStart") {
+      const t = this.byProcess.get(e.p)!;
+      t.prompt = this.prompt ?? "";
+      t.args = (e.msg as { args?: string[] } | undefined)?.args;
+    }
+    return true;
   }
-  return [...byProcess.entries()].map(([p, es]) => ({ prompt: prompts[turnOfProcess.get(p) ?? 0] ?? "", entries: es }));
+
+  turns(): (Omit<RecordedTurn, "entries"> & { p: number })[] {
+    return [...this.byProcess.values()];
+  }
 }
 
 /** Whether this process (argv, stdin) runs `prompt`. */
@@ -38,8 +60,7 @@ function runs(prompt: string, argv: string[], stdin: string): boolean {
 
 /** The live prompt, for messages: the argument in the place the recorded one had, or stdin. */
 function livePrompt(turn: RecordedTurn, argv: string[], stdin: string): string {
-  const start = turn.entries.find((e) => e.dir === "agentStart")?.msg as { args?: string[] } | undefined;
-  const recArgs = start?.args ?? [];
+  const recArgs = turn.args ?? [];
   const at = recArgs.findIndex((a) => a === turn.prompt || a.endsWith(turn.prompt));
   if (at >= 0) {
     const fromEnd = recArgs.length - at;
@@ -131,13 +152,14 @@ export async function replayTurn(
   writeState(dir, chosen + 1);
 
   let code = 0;
-  let last = turns[chosen].entries[0]?.t ?? 0;
+  let last: number | undefined;
   for (const e of turns[chosen].entries) {
+    last ??= e.t;
     if (!o.instant && e.t > last) await io.sleep(Math.min(e.t - last, o.maxDelayMs ?? 30_000));
     last = Math.max(last, e.t);
-    if (e.dir === "agentOut") io.stdout(`${e.line ?? JSON.stringify(e.msg)}\n`);
-    else if (e.dir === "agentErr") io.stderr(`${e.line ?? JSON.stringify(e.msg)}\n`);
-    else if (e.dir === "agentPty" || e.dir === "agentText") io.stdout(e.line ?? "");
+    if (e.dir === "agentOut") await io.stdout(`${e.line ?? JSON.stringify(e.msg)}\n`);
+    else if (e.dir === "agentErr") await io.stderr(`${e.line ?? JSON.stringify(e.msg)}\n`);
+    else if (e.dir === "agentPty" || e.dir === "agentText") await io.stdout(e.line ?? "");
     else if (e.dir === "agentExit") code = (e.msg as { code: number | null }).code ?? 1;
   }
   return code;
