@@ -106,7 +106,6 @@ export class Transcript implements ProcessTap {
     this.message("agentStart", { name: cmd.name, program: cmd.program, args: cmd.args, pid: proc.pid, pty: !("stdout" in proc) }, p);
     if ("stdout" in proc) {
       proc.onStderrLine((l) => this.entry("agentErr", l, p));
-      void proc.exited.then((e) => this.message("agentExit", e, p));
       // stdout read as text comes in pieces: a secret split across two is redacted all the same.
       const text = this.pieces("agentText", p);
       void proc.exited.then((e) => {
