@@ -7,7 +7,9 @@ import { INHERITED_ENV } from "../env/policy.js";
 import { expand, type CatalogAgent, type CatalogEntry, type CatalogLane } from "./entries.js";
 import { findLaneProgram } from "./installed.js";
 
-export const REDACTED = "<redacted>";
+import { REDACTED } from "../journal/redact.js";
+
+export { REDACTED };
 
 export interface ResolveContext {
   /** The sidecar's own environment: its PATH finds the programs, LC_* names are inherited. */

@@ -2,7 +2,7 @@
 // sidecar env, trust flag) to exactly the environment a child gets, or a typed refusal.
 // Nothing of the sidecar's environment reaches an agent, its PTY or a terminal it asks
 // for unless this function put it there.
-import type { EnvLiterals, EnvPolicy, EnvValue } from "../../generated/ts/types.js";
+import type { AgentSelection, EnvLiterals, EnvPolicy, EnvValue } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 
 /** The inert names a sanitized policy may inherit (R-ENV-1): never credentials. */
@@ -136,12 +136,29 @@ function plain(env: Record<string, string>): Record<string, string> {
 }
 
 /**
- * The literal values an open hands its agent, as `NAME → value` (spec `set` strings and
- * open `env`): what R-REC-1 keeps out of transcripts and logs.
+ * The literal values of a host's spec (`set` strings) and an open's `env`, as `NAME → value`:
+ * what R-REC-1 keeps out of transcripts and logs.
  */
 export function envLiterals(input: Pick<EnvInput, "policy" | "sessionEnv">): [string, string][] {
   const out: [string, string][] = [];
   for (const [name, value] of Object.entries(input.policy.set ?? {})) if (typeof value === "string") out.push([name, value]);
   for (const [name, value] of Object.entries(input.sessionEnv ?? {})) if (typeof value === "string") out.push([name, value]);
   return out;
+}
+
+/**
+ * R-REC-1: the secrets an open (or a prewarm) hands its agent. A host's own `spec`: every
+ * `set` string (the host gave them all). A catalog `agent`: only the `set` values and
+ * `credentials` the host gave — never the entry's own settings (`"true"`, a flag), which
+ * are no secret and would garble every text. Then the open's `env`.
+ */
+export function openSecrets(open: {
+  spec?: { command: { env: EnvPolicy } };
+  agent?: Pick<AgentSelection, "set" | "credentials">;
+  env?: EnvLiterals;
+}): [string, string][] {
+  const policy: EnvPolicy = open.spec
+    ? open.spec.command.env
+    : { policy: "sanitized", set: { ...(open.agent?.set ?? {}), ...(open.agent?.credentials ?? {}) } };
+  return envLiterals({ policy, sessionEnv: open.env });
 }

@@ -1,30 +1,58 @@
 // `a4aa serve --record DIR` (R-REC-1, R-REC-2): one transcript per session, written line
 // by line with a synchronous write (a sidecar killed at any point leaves whole lines), mode
-// 0600, every secret redacted. The host side is tapped on the server's one peer, the
-// agent side on every process the session's lane starts (supervise/taps).
-import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
+// 0600, every secret redacted. The host side is tapped on the server's one peer; the agent
+// side on every process the session's lane starts (supervise/taps): the lines the lane's
+// own bounded reader and writer frame, its stderr lines and its PTY output — the recorder
+// never splits or holds a stream itself (a line is at most the lane's line limit).
+import { closeSync, constants, fchmodSync, openSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import type { Logger } from "../log.js";
 import type { PipeProcess } from "../supervise/pipe-process.js";
 import type { PtyProcess } from "../supervise/pty-process.js";
-import type { ProcessTap, TappedCommand } from "../supervise/taps.js";
+import type { LineTap, ProcessTap, TappedCommand } from "../supervise/taps.js";
+import { nestsDeeperThan } from "../transport/depth.js";
 import { secrets, type Redactor } from "./redact.js";
 import { TRANSCRIPT_VERSION, type TranscriptDir, type TranscriptEntry, type TranscriptHeader } from "./transcript.js";
 
+/** Lines this long are kept as text (`line`), not parsed and rebuilt as `msg`. */
+const PARSE_BELOW = 1 << 20;
+/** Fresh names tried when a transcript's name is taken. */
+const NAME_TRIES = 16;
+
+/**
+ * Creates `dir/<name>.jsonl` (mode 0600) that did not exist: O_EXCL|O_NOFOLLOW, never
+ * appending to or following a link to someone else's file. A name already taken (a file,
+ * a link) gets a fresh one, `<name>-<random>.jsonl`.
+ */
+export function createTranscriptFile(dir: string, name: string): { fd: number; file: string } {
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  for (let i = 0; ; i++) {
+    const file = path.join(dir, i === 0 ? `${name}.jsonl` : `${name}-${randomBytes(4).toString("hex")}.jsonl`);
+    try {
+      return { fd: openSync(file, flags, 0o600), file };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== "EEXIST" && code !== "ELOOP") || i + 1 >= NAME_TRIES) throw e;
+    }
+  }
+}
+
 export class Transcript implements ProcessTap {
   private fd: number | null;
+  readonly file: string;
   private readonly start = Date.now();
   private processes = 0;
 
   constructor(
-    readonly file: string,
+    dir: string,
     header: Omit<TranscriptHeader, "transcript" | "version" | "startedAt">,
     private readonly redactor: Redactor,
     private readonly logger: Logger,
   ) {
-    // wx: never append to (or follow a link to) someone else's file.
-    this.fd = openSync(file, "wx", 0o600);
+    const { fd, file } = createTranscriptFile(dir, header.sessionId);
+    this.fd = fd;
+    this.file = file;
     fchmodSync(this.fd, 0o600);
     this.writeLine({ transcript: "a4aa", version: TRANSCRIPT_VERSION, startedAt: new Date(this.start).toISOString(), ...header });
   }
@@ -34,11 +62,14 @@ export class Transcript implements ProcessTap {
     return Date.now() - this.start;
   }
 
-  /** One entry: a JSON-object line is kept as `msg`, anything else as `line`. */
+  /**
+   * One entry: a JSON-object line is kept as `msg`, anything else — and a line over 1 MiB or
+   * nested too deep to rebuild safely — as `line` (its text, replayed as it is).
+   */
   entry(dir: TranscriptDir, text: string, p?: number, t = this.now()): void {
     const e: TranscriptEntry = { t, dir };
     if (p !== undefined) e.p = p;
-    const msg = text.charCodeAt(0) === 123 ? tryParse(text) : undefined;
+    const msg = text.charCodeAt(0) === 123 && text.length < PARSE_BELOW && !nestsDeeperThan(text) ? tryParse(text) : undefined;
     if (msg !== undefined) e.msg = msg;
     else e.line = text;
     this.writeLine(e);
@@ -50,25 +81,58 @@ export class Transcript implements ProcessTap {
 
   private writeLine(value: unknown): void {
     if (this.fd === null) return;
+    let json: string;
     try {
-      writeSync(this.fd, JSON.stringify(this.redactor.redactValue(value)) + "\n");
+      json = JSON.stringify(this.redactor.redactValue(value));
+    } catch (e) {
+      this.logger.warn(`a transcript entry of ${this.file} could not be written (${(e as Error).message}); it is left out`);
+      return;
+    }
+    this.writeRaw(json);
+  }
+
+  private writeRaw(json: string): void {
+    if (this.fd === null) return;
+    try {
+      writeSync(this.fd, json + "\n");
     } catch (e) {
       this.logger.error(`writing the transcript ${this.file} failed (${(e as Error).message}); recording of this session stops`);
       this.close();
     }
   }
 
-  started(proc: PipeProcess | PtyProcess, cmd: TappedCommand): void {
+  started(proc: PipeProcess | PtyProcess, cmd: TappedCommand): LineTap | void {
     const p = ++this.processes;
     this.message("agentStart", { name: cmd.name, program: cmd.program, args: cmd.args, pid: proc.pid, pty: !("stdout" in proc) }, p);
     if ("stdout" in proc) {
-      tapWritable(proc.stdin, lineSplitter((l) => this.entry("agentIn", l, p)));
-      tapReadable(proc.stdout, lineSplitter((l) => this.entry("agentOut", l, p)));
       proc.onStderrLine((l) => this.entry("agentErr", l, p));
-    } else {
-      proc.onData((d) => this.writeLine({ t: this.now(), dir: "agentPty", line: d, p }));
+      // stdout read as text comes in pieces: a secret split across two is redacted all the same.
+      const text = this.pieces("agentText", p);
+      void proc.exited.then((e) => {
+        text.end();
+        this.message("agentExit", e, p);
+      });
+      return (stream, line) => {
+        if (stream === "stdoutText") text.push(line);
+        else if (line.trim()) this.entry(stream === "stdin" ? "agentIn" : "agentOut", line, p);
+      };
     }
-    void proc.exited.then((e) => this.message("agentExit", e, p));
+    const pty = this.pieces("agentPty", p);
+    proc.onData((d) => pty.push(d));
+    void proc.exited.then((e) => {
+      pty.end();
+      this.message("agentExit", e, p);
+    });
+  }
+
+  /** Entries of output that comes in pieces, redacted across piece boundaries. */
+  private pieces(dir: "agentPty" | "agentText", p: number): { push(piece: string): void; end(): void } {
+    const redacted = this.redactor.stream();
+    // Already redacted: written as they are.
+    const write = (line: string) => {
+      if (line && this.fd !== null) this.writeRaw(JSON.stringify({ t: this.now(), dir, line, p }));
+    };
+    return { push: (piece) => write(redacted.push(piece)), end: () => write(redacted.end()) };
   }
 
   close(): void {
@@ -102,7 +166,7 @@ export class Recording {
 
   /** Creates the session's transcript (spec and options are redacted like everything else). */
   open(sessionId: string, spec: unknown, options: unknown): Transcript {
-    const t = new Transcript(path.join(this.dir, `${sessionId}.jsonl`), { sessionId, spec, options }, this.redactor, this.logger);
+    const t = new Transcript(this.dir, { sessionId, spec, options }, this.redactor, this.logger);
     this.transcripts.set(sessionId, t);
     this.logger.info(`recording to ${t.file}`, sessionId);
     return t;
@@ -167,64 +231,4 @@ function tryParse(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Calls `onLine` with each complete line of the chunks fed to it (the rest at `end`). */
-function lineSplitter(onLine: (line: string) => void): { push(chunk: Buffer | string): void; end(): void } {
-  const decoder = new StringDecoder("utf8");
-  let partial = "";
-  return {
-    push(chunk) {
-      let s = partial + (typeof chunk === "string" ? chunk : decoder.write(chunk));
-      let nl: number;
-      while ((nl = s.indexOf("\n")) !== -1) {
-        const line = s.slice(0, nl).replace(/\r$/, "");
-        if (line.trim()) onLine(line);
-        s = s.slice(nl + 1);
-      }
-      partial = s;
-    },
-    end() {
-      const rest = partial + decoder.end();
-      partial = "";
-      if (rest.trim()) onLine(rest);
-    },
-  };
-}
-
-/** Sees what is written to a child's stdin, without changing how it is written. */
-function tapWritable(w: NodeJS.WritableStream, sink: ReturnType<typeof lineSplitter>): void {
-  const write = w.write.bind(w) as (...a: unknown[]) => boolean;
-  const end = w.end.bind(w) as (...a: unknown[]) => unknown;
-  const take = (chunk: unknown) => {
-    if (typeof chunk === "string" || Buffer.isBuffer(chunk)) sink.push(chunk);
-    else if (chunk instanceof Uint8Array) sink.push(Buffer.from(chunk));
-  };
-  w.write = ((chunk: unknown, ...rest: unknown[]) => {
-    take(chunk);
-    return write(chunk, ...rest);
-  }) as typeof w.write;
-  w.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (typeof chunk !== "function") take(chunk);
-    sink.end();
-    return end(chunk, ...rest);
-  }) as typeof w.end;
-}
-
-/**
- * Sees a child's stdout. The tap's 'data' listener is added together with the lane's first
- * one, so the stream does not start flowing before the lane reads it.
- */
-function tapReadable(r: NodeJS.ReadableStream, sink: ReturnType<typeof lineSplitter>): void {
-  const attach = () => {
-    r.on("data", (c: Buffer | string) => sink.push(c));
-    r.once("end", () => sink.end());
-  };
-  if (r.listenerCount("data") > 0) return attach();
-  const onNew = (event: string | symbol) => {
-    if (event !== "data") return;
-    r.off("newListener", onNew);
-    attach();
-  };
-  r.on("newListener", onNew);
 }

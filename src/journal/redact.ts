@@ -1,37 +1,51 @@
-// R-REC-1: the one redaction function. The environment boundary feeds it every literal
-// value a session hands an agent (spec `set`, open `env`; later catalog credentials, MCP
-// env and headers); transcripts and logs at every level pass through it.
+// R-REC-1: the one redaction function. The session layer feeds it the secrets a session
+// hands an agent — the `set` values and credentials the host gave, open `env`, MCP env and
+// header values (and the token of a `Bearer`/`Basic` header) — never a catalog entry's own
+// settings; transcripts and logs at every level pass through it. Every value is replaced
+// by the one marker, `<redacted>` (the one the open result shows credentials as).
 
 /** Values shorter than this are not credentials, and replacing them would garble every text. */
 export const MIN_REDACTED_LENGTH = 4;
 
-export class Redactor {
-  /** value → name; longest values first when replacing. */
-  private readonly secrets = new Map<string, string>();
-  private ordered: [string, string][] = [];
+/** What a redacted value is replaced by, everywhere (transcripts, logs, open results). */
+export const REDACTED = "<redacted>";
 
-  /** Adds literal values to hide, as `NAME → value`. */
+export class Redactor {
+  private readonly secrets = new Set<string>();
+  /** Longest values first when replacing. */
+  private ordered: string[] = [];
+  private longest = 0;
+
+  /** Adds literal values to hide, as `NAME → value` (the name says where it came from). */
   add(literals: Iterable<readonly [name: string, value: string]>): void {
     let changed = false;
-    for (const [name, value] of literals) {
+    for (const [, value] of literals) {
       if (value.length < MIN_REDACTED_LENGTH || this.secrets.has(value)) continue;
-      this.secrets.set(value, name);
+      this.secrets.add(value);
       // A value quoted inside a JSON string (a raw payload) is hidden in its escaped form too.
       const escaped = JSON.stringify(value).slice(1, -1);
-      if (escaped !== value) this.secrets.set(escaped, name);
+      if (escaped !== value) this.secrets.add(escaped);
       changed = true;
     }
-    if (changed) this.ordered = [...this.secrets.entries()].sort((a, b) => b[0].length - a[0].length);
+    if (changed) {
+      this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
+      this.longest = this.ordered[0]?.length ?? 0;
+    }
   }
 
   get size(): number {
     return this.secrets.size;
   }
 
-  /** `text` with every known value replaced by `<redacted:NAME>`. */
+  /** The longest value hidden (its escaped form included), in UTF-16 units. */
+  get maxLength(): number {
+    return this.longest;
+  }
+
+  /** `text` with every known value replaced by `<redacted>`. */
   redact = (text: string): string => {
-    for (const [value, name] of this.ordered) {
-      if (text.includes(value)) text = text.split(value).join(`<redacted:${name}>`);
+    for (const value of this.ordered) {
+      if (text.includes(value)) text = text.split(value).join(REDACTED);
     }
     return text;
   };
@@ -48,6 +62,45 @@ export class Redactor {
     }
     return v;
   };
+
+  /**
+   * Redaction of a text that comes in pieces (PTY output): a secret split across two
+   * pieces is still hidden. `push` returns what can be written now; it keeps back at most
+   * the last 2 × (longest secret − 1) characters — a tail that may begin a secret — until
+   * the next piece or `end`.
+   */
+  stream(): { push(piece: string): string; end(): string } {
+    let held = "";
+    return {
+      push: (piece) => {
+        const text = held + piece;
+        const keep = this.longest - 1;
+        if (keep <= 0) {
+          held = "";
+          return this.redact(text);
+        }
+        let cut = Math.max(0, text.length - keep);
+        // A secret that begins before the cut and ends after it is kept back whole.
+        for (let moved = true; moved; ) {
+          moved = false;
+          for (const value of this.ordered) {
+            const at = text.indexOf(value, Math.max(0, cut - value.length + 1));
+            if (at !== -1 && at < cut) {
+              cut = at;
+              moved = true;
+            }
+          }
+        }
+        held = text.slice(cut);
+        return this.redact(text.slice(0, cut));
+      },
+      end: () => {
+        const rest = this.redact(held);
+        held = "";
+        return rest;
+      },
+    };
+  }
 }
 
 /** The sidecar's redactor: logs and transcripts of every session share it. */

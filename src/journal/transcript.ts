@@ -5,9 +5,10 @@ export const TRANSCRIPT_VERSION = 1;
 /**
  * hostIn/hostOut: host → sidecar / sidecar → host. agentIn: what the sidecar wrote to an
  * agent's stdin; agentOut: the agent's stdout lines; agentErr: its stderr lines; agentPty:
- * PTY output chunks; agentStart/agentExit: a process of the session started / ended.
+ * PTY output chunks; agentText: pieces of the stdout of a CLI read as text (not
+ * lines), replayed as they are; agentStart/agentExit: a process of the session started / ended.
  */
-export type TranscriptDir = "hostIn" | "hostOut" | "agentIn" | "agentOut" | "agentErr" | "agentPty" | "agentStart" | "agentExit";
+export type TranscriptDir = "hostIn" | "hostOut" | "agentIn" | "agentOut" | "agentErr" | "agentPty" | "agentText" | "agentStart" | "agentExit";
 
 export interface TranscriptHeader {
   transcript: "a4aa";

@@ -5,6 +5,7 @@
 // goes up.
 import { A4aaError, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
+import { lineTap, type LineTap } from "../supervise/taps.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
 import { RpcResponseError } from "../transport/json-rpc.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
@@ -49,6 +50,11 @@ export interface AgentProcessOptions
   modeHint?: string;
 }
 
+/** The peer's lines ("in": read from the agent's stdout) as the recorder's tap takes them. */
+function tapLines(tap: LineTap | undefined): ((dir: "in" | "out", line: string) => void) | undefined {
+  return tap && ((dir, line) => tap(dir === "in" ? "stdout" : "stdin", line));
+}
+
 export class AgentProcess {
   private phaseNow: AgentPhase = "handshake";
   private readonly link: AgentLink;
@@ -78,6 +84,7 @@ export class AgentProcess {
       onNoise: (line, reason) => this.onNoise(line, reason),
       onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
       onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),
+      onLine: tapLines(lineTap(proc)),
     });
     forwardStderr(proc, ctx.gate, o.inTurn, ctx.emit);
     void proc.exited.then(() => {

@@ -40,7 +40,12 @@ export function mcpLiterals(servers: readonly McpServer[] | undefined): [string,
   const out: [string, string][] = [];
   for (const s of servers ?? []) {
     const values = isStdio(s) ? s.env : (s as McpHttpServer).headers;
-    for (const [name, value] of Object.entries(defined(values))) out.push([`${s.name}.${name}`, value]);
+    for (const [name, value] of Object.entries(defined(values))) {
+      out.push([`${s.name}.${name}`, value]);
+      // `Bearer T`, `Basic T`: the token alone is as secret as the whole value.
+      const token = /^(?:Bearer|Basic)\s+(\S+)\s*$/i.exec(value)?.[1];
+      if (token) out.push([`${s.name}.${name}`, token]);
+    }
   }
   return out;
 }

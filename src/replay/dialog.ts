@@ -3,13 +3,15 @@
 // live, and answers carry the live request ids. Prompts are matched against the recorded
 // ones; permission answers are asked again and must follow a recorded branch.
 import type { TranscriptEntry } from "../journal/transcript.js";
+import type { EntryList } from "./transcript-file.js";
 import { classify, decisionOf, failTurn, isPermissionAsk, liveId, promptText, withLiveIds } from "./protocol.js";
 
 export interface ReplayIo {
   /** The next live stdin line (parsed when it is JSON), or null at EOF. */
   next(): Promise<{ msg?: unknown; line: string } | null>;
-  stdout(text: string): void;
-  stderr(text: string): void;
+  /** Resolves when the text is written (a replay waits for a slow reader: memory stays bounded). */
+  stdout(text: string): void | Promise<void>;
+  stderr(text: string): void | Promise<void>;
   sleep(ms: number): Promise<void>;
 }
 
@@ -48,17 +50,28 @@ export class Dialog {
   private turnStart = -1;
   private exitCode = 0;
 
+  private readonly items: EntryList;
+
   constructor(
-    private readonly items: TranscriptEntry[],
+    items: EntryList,
     private readonly io: ReplayIo,
     private readonly o: ReplayOptions,
     private readonly subst: Substitutions = new Map(),
-  ) {}
+  ) {
+    this.items = items;
+  }
+
+  /** Whether entry `i` is a recorded prompt. */
+  private isPrompt(i: number): boolean {
+    if (this.items.isPrompt) return this.items.isPrompt(i);
+    const e = this.items.at(i);
+    return e?.dir === "agentIn" && classify(e.msg).kind === "prompt";
+  }
 
   /** Runs until stdin ends; resolves with the exit code to use. */
   async run(): Promise<number> {
     for (;;) {
-      const it = this.items[this.pos];
+      const it = this.items.at(this.pos);
       if (!it) return this.drain();
       if (it.dir === "agentIn") {
         const live = await this.io.next();
@@ -75,16 +88,16 @@ export class Dialog {
         continue;
       }
       await this.pace(it.t);
-      if (it.dir === "agentOut") this.send(withLiveIds(substitute(payload(it), this.subst), this.ids));
-      else if (it.dir === "agentErr") this.io.stderr(`${it.line ?? JSON.stringify(it.msg)}\n`);
-      else if (it.dir === "agentPty") this.io.stdout(it.line ?? "");
+      if (it.dir === "agentOut") await this.send(withLiveIds(substitute(payload(it), this.subst), this.ids));
+      else if (it.dir === "agentErr") await this.io.stderr(`${it.line ?? JSON.stringify(it.msg)}\n`);
+      else if (it.dir === "agentPty" || it.dir === "agentText") await this.io.stdout(it.line ?? "");
     }
   }
 
-  private send(m: unknown): void {
+  private send(m: unknown): void | Promise<void> {
     const c = classify(m);
     if (c.kind === "request" && c.idKey && isPermissionAsk(m)) this.asks.set(c.idKey, m);
-    this.io.stdout(typeof m === "string" ? `${m}\n` : `${JSON.stringify(m)}\n`);
+    return this.io.stdout(typeof m === "string" ? `${m}\n` : `${JSON.stringify(m)}\n`);
   }
 
   private async pace(t: number): Promise<void> {
@@ -98,7 +111,7 @@ export class Dialog {
   private take(live: unknown): void {
     const lc = classify(live);
     for (;;) {
-      const it = this.items[this.pos];
+      const it = this.items.at(this.pos);
       if (!it || it.dir !== "agentIn") return this.unexpected(live, lc.kind);
       const rec = payload(it);
       const rc = classify(rec);
@@ -156,7 +169,7 @@ export class Dialog {
     const branch = this.findBranch(idKey, decisionOf(live));
     if (branch >= 0) {
       this.pos = branch;
-      return this.matched(this.items[branch].t);
+      return this.matched(this.items.at(branch)!.t);
     }
     const reason =
       `the host answered the permission request with ${decisionOf(live)}; the transcript recorded ${decisionOf(rec)} ` +
@@ -167,16 +180,23 @@ export class Dialog {
 
   private fail(reason: string): void {
     this.io.stderr(`a4aa replay: ${reason}\n`);
-    const started = this.items.slice(this.turnStart + 1).find((e) => e.dir === "agentOut" && classify(e.msg).idKey === classify(payload(this.items[this.turnStart])).idKey);
+    const promptId = classify(payload(this.items.at(this.turnStart)!)).idKey;
+    let started: TranscriptEntry | undefined;
+    for (let i = this.turnStart + 1; i < this.items.length && !started; i++) {
+      const e = this.items.at(i)!;
+      if (e.dir === "agentOut" && classify(e.msg).idKey === promptId) started = e;
+    }
     for (const m of failTurn(withLiveIds(this.livePrompt, new Map()), reason, started?.msg)) this.send(m);
-    this.anchor = { live: Date.now(), rec: this.items[this.pos]?.t ?? 0 };
+    this.anchor = { live: Date.now(), rec: this.items.at(this.pos)?.t ?? 0 };
   }
 
   private unexpected(live: unknown, kind: string): void {
     if (kind === "prompt") {
       this.livePrompt = live;
       this.turnStart = this.pos;
-      return this.fail(`the transcript has no more turns to play (it recorded ${this.items.filter((e) => e.dir === "agentIn" && classify(e.msg).kind === "prompt").length})`);
+      let recorded = 0;
+      for (let i = 0; i < this.items.length; i++) if (this.isPrompt(i)) recorded++;
+      return this.fail(`the transcript has no more turns to play (it recorded ${recorded})`);
     }
     if (kind === "request") {
       const c = classify(live);
@@ -191,10 +211,7 @@ export class Dialog {
 
   /** The index of the next recorded prompt at or after `from`, or -1. */
   private findPrompt(from: number): number {
-    for (let i = from; i < this.items.length; i++) {
-      const e = this.items[i];
-      if (e.dir === "agentIn" && classify(e.msg).kind === "prompt") return i;
-    }
+    for (let i = from; i < this.items.length; i++) if (this.isPrompt(i)) return i;
     return -1;
   }
 
@@ -209,19 +226,19 @@ export class Dialog {
    * answered `decision`: its index, or -1.
    */
   private findBranch(idKey: string, decision: string): number {
-    const prompt = promptText(payload(this.items[this.turnStart]));
+    const prompt = promptText(payload(this.items.at(this.turnStart)!));
     const nth = this.askIndex(this.turnStart, idKey);
     for (let s = this.findPrompt(0); s >= 0; s = this.findPrompt(s + 1)) {
-      if (s === this.turnStart || promptText(payload(this.items[s])) !== prompt) continue;
+      if (s === this.turnStart || promptText(payload(this.items.at(s)!)) !== prompt) continue;
       const end = this.nextTurnEnd(s + 1);
       let n = 0;
       for (let i = s + 1; i < end; i++) {
-        const e = this.items[i];
+        const e = this.items.at(i)!;
         const c = classify(e.msg);
         if (e.dir === "agentOut" && c.kind === "request" && isPermissionAsk(e.msg)) n++;
         if (e.dir === "agentIn" && c.kind === "response" && n === nth && this.isAskAnswer(s, i, c.idKey!) && decisionOf(e.msg) === decision) {
           // The branch's own prompt and ask ids now stand for the live ones.
-          this.ids.set(classify(payload(this.items[s])).idKey ?? "", liveId(this.livePrompt));
+          this.ids.set(classify(payload(this.items.at(s)!)).idKey ?? "", liveId(this.livePrompt));
           return i;
         }
       }
@@ -232,7 +249,7 @@ export class Dialog {
   private askIndex(turn: number, idKey: string): number {
     let n = 0;
     for (let i = turn + 1; i < this.items.length; i++) {
-      const e = this.items[i];
+      const e = this.items.at(i)!;
       if (e.dir === "agentOut" && classify(e.msg).kind === "request" && isPermissionAsk(e.msg)) {
         n++;
         if (classify(e.msg).idKey === idKey) return n;
@@ -243,7 +260,7 @@ export class Dialog {
 
   private isAskAnswer(from: number, at: number, idKey: string): boolean {
     for (let i = from; i < at; i++) {
-      const e = this.items[i];
+      const e = this.items.at(i)!;
       if (e.dir === "agentOut" && classify(e.msg).idKey === idKey && isPermissionAsk(e.msg)) return true;
     }
     return false;

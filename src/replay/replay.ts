@@ -1,54 +1,85 @@
 // `a4aa replay FILE` (R-REPLAY-1): an agent program built from a transcript. A session
 // whose lane kept one process (acp, rpc, the stream-json CLIs) is replayed as a dialog on
 // stdin/stdout; a per-turn CLI's turn is replayed by printing the recorded turn's output.
-import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseTranscript, type ParsedTranscript } from "../journal/transcript.js";
+import type { TranscriptHeader } from "../journal/transcript.js";
 import { Dialog, type ReplayIo, type ReplayOptions, type Substitutions } from "./dialog.js";
-import { recordedTurns, replayTurn } from "./per-turn.js";
+import { replayTurn, TurnTracker } from "./per-turn.js";
+import { classify } from "./protocol.js";
+import { LazyEntries, TranscriptFile } from "./transcript-file.js";
 
 const STREAM_JSON_DRIVERS = new Set(["claudeCode", "qwen"]);
 
-export function loadTranscript(file: string): ParsedTranscript {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new Error(`cannot read the transcript ${file}: ${(e as Error).message}`);
-  }
-  return parseTranscript(text, file);
-}
-
 /** Whether the recorded session ran one process per turn. */
-export function isPerTurn(t: ParsedTranscript): boolean {
-  const spec = t.header.spec as { lane?: string; driver?: string };
+export function isPerTurn(header: TranscriptHeader): boolean {
+  const spec = header.spec as { lane?: string; driver?: string };
   return spec?.lane === "cli" && !STREAM_JSON_DRIVERS.has(String(spec.driver));
 }
 
+/** Writes `text`; resolves once the stream takes more (or failed: a gone reader ends nothing here). */
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((r) => (stream.write(text) ? r() : stream.once("drain", r)));
+  return new Promise((resolve) => {
+    if (stream.write(text)) return resolve();
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("error", done);
+      stream.off("close", done);
+      resolve();
+    };
+    stream.once("drain", done);
+    stream.once("error", done);
+    stream.once("close", done);
+  });
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function replay(file: string, argv: string[], o: ReplayOptions): Promise<number> {
-  const t = loadTranscript(file);
-  const pending: Promise<void>[] = [];
+  // N12: the transcript is streamed, never held: one pass notes where the entries to play
+  // are, and each is read again from the file when it is played.
+  const t = TranscriptFile.open(file);
+  try {
+    return await play(t, file, argv, o);
+  } finally {
+    t.close();
+  }
+}
+
+async function play(t: TranscriptFile, file: string, argv: string[], o: ReplayOptions): Promise<number> {
+  const pending = new Set<Promise<void>>();
+  const track = (p: Promise<void>) => {
+    pending.add(p);
+    void p.then(() => pending.delete(p));
+    return p;
+  };
   const io: ReplayIo = {
     next: () => Promise.resolve(null),
-    stdout: (s) => void pending.push(write(process.stdout, s)),
-    stderr: (s) => void pending.push(write(process.stderr, s)),
+    // Each write waits while the reader is behind: the output is never held in memory.
+    stdout: (s) => track(write(process.stdout, s)),
+    stderr: (s) => track(write(process.stderr, s)),
     sleep,
   };
-  if (isPerTurn(t)) {
+  if (isPerTurn(t.header)) {
     const stdin = await readAll(process.stdin, 2000);
-    const code = await replayTurn(file, recordedTurns(t.entries), argv, stdin, io, o);
-    await Promise.all(pending);
+    const byProcess = new Map<number, LazyEntries>();
+    const tracker = new TurnTracker();
+    t.forEach((e, offset, length) => {
+      if (tracker.visit(e)) (byProcess.get(e.p!) ?? byProcess.set(e.p!, new LazyEntries(t)).get(e.p!)!).add(offset, length, false);
+    });
+    const turns = tracker.turns();
+    const code = await replayTurn(file, turns.map((x) => ({ ...x, entries: byProcess.get(x.p) ?? [] })), argv, stdin, io, o);
+    await Promise.all([...pending]);
     process.stdin.destroy();
     return code;
   }
   // The session's agent is its first process; later ones (terminals) are the sidecar's own.
-  const items = t.entries.filter((e) => e.p === 1 && e.dir !== "agentStart");
+  const items = new LazyEntries(t);
+  let start: { args?: string[] } | undefined;
+  t.forEach((e, offset, length) => {
+    if (e.p !== 1) return;
+    if (e.dir === "agentStart") start ??= e.msg as { args?: string[] };
+    else items.add(offset, length, e.dir === "agentIn" && classify(e.msg).kind === "prompt");
+  });
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
   io.next = async () => {
     for (;;) {
@@ -63,8 +94,8 @@ export async function replay(file: string, argv: string[], o: ReplayOptions): Pr
       }
     }
   };
-  const code = await new Dialog(items, io, o, argvSubstitutions(t, argv)).run();
-  await Promise.all(pending);
+  const code = await new Dialog(items, io, o, argvSubstitutions(t.header, start, argv)).run();
+  await Promise.all([...pending]);
   process.stdin.destroy();
   return code;
 }
@@ -73,9 +104,8 @@ export async function replay(file: string, argv: string[], o: ReplayOptions): Pr
  * The values the lane put in the recorded argv that differ now (a session id the sidecar
  * chose): the recorded output naming them is given the live ones.
  */
-function argvSubstitutions(t: ParsedTranscript, argv: string[]): Substitutions {
-  const start = t.entries.find((e) => e.dir === "agentStart" && e.p === 1)?.msg as { args?: string[] } | undefined;
-  const prefix = ((t.header.spec as { command?: { args?: string[] } })?.command?.args ?? []).length;
+function argvSubstitutions(header: TranscriptHeader, start: { args?: string[] } | undefined, argv: string[]): Substitutions {
+  const prefix = ((header.spec as { command?: { args?: string[] } })?.command?.args ?? []).length;
   const recorded = (start?.args ?? []).slice(prefix);
   const subst: Substitutions = new Map();
   if (recorded.length !== argv.length) return subst;

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
 import type { AgentSpec, EnvLiterals, PermissionPreset } from "../../generated/ts/types.js";
-import { buildChildEnv, envLiterals } from "../env/policy.js";
+import { buildChildEnv, openSecrets } from "../env/policy.js";
 import type { Recording } from "../journal/recorder.js";
 import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
@@ -78,8 +78,9 @@ export class SessionManager implements SessionService {
   }
 
   /** The agent's environment (§5); the redactor learns every literal first (R-REC-1). */
-  private childEnv(spec: AgentSpec, sessionEnv: EnvLiterals | undefined): Record<string, string> {
-    secrets.add(envLiterals({ policy: spec.command.env, sessionEnv }));
+  private childEnv(spec: AgentSpec, params: Parameters<typeof openSecrets>[0]): Record<string, string> {
+    const sessionEnv = params.env;
+    secrets.add(openSecrets(params));
     const env = buildChildEnv({ policy: spec.command.env, sessionEnv, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
     if (!env.ok) throw env.error;
     return env.env;
@@ -108,7 +109,7 @@ export class SessionManager implements SessionService {
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
     secrets.add(mcpLiterals(params.options?.mcpServers));
-    const env = this.childEnv(spec, params.env);
+    const env = this.childEnv(spec, params);
     // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
     checkMcpServers(params.options?.mcpServers);
 
@@ -192,7 +193,7 @@ export class SessionManager implements SessionService {
         `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
       );
     }
-    const env = this.childEnv(spec, params.env);
+    const env = this.childEnv(spec, params);
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
     if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);

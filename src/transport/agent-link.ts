@@ -27,6 +27,8 @@ export interface AgentLinkOptions
   onOverflow: (bytes: number) => void;
   /** stdout ended. */
   onEnd?: () => void;
+  /** Sees every line: "in" read from stdout, "out" written to stdin (a transcript's tap). */
+  onLine?: (dir: "in" | "out", line: string) => void;
 }
 
 export class AgentLink {
@@ -62,6 +64,7 @@ export class AgentLink {
         else if (bad.kind === "too_deep") o.onNoise(bad.text!, bad.detail, "too_deep");
       },
       onEnd: o.onEnd,
+      onLine: o.onLine,
       // A dead agent's stdin: its exit is what the lane acts on.
       onWriteError: () => undefined,
     });

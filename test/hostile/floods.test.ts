@@ -11,6 +11,7 @@ import { LineReader } from "../../src/transport/line-reader.js";
 import { hostileSpec, peakRss } from "../fixtures/hostile/spec.js";
 import { droppedNote } from "../../src/lanes/stderr-events.js";
 import { TRUNCATED_MARKER, MAX_TURN_TEXT } from "../../src/sessions/bounded-text.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 /** The peak RSS the sidecar may reach in these floods (R-HOSTILE-2). */
 // The runtime, a 1 MiB chunk in flight, the turn text (64 Mi chars) and the journal (64 MiB).
@@ -24,8 +25,8 @@ class CountingHost {
   private next = 1;
   private readonly pending = new Map<number, (m: any) => void>();
 
-  constructor() {
-    this.proc = spawn(process.execPath, [CLI, "serve"], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(args: string[] = []) {
+    this.proc = spawn(process.execPath, [CLI, "serve", ...args], { stdio: ["pipe", "pipe", "pipe"] });
     this.proc.stderr.resume();
     const reader = new LineReader({
       maxLineBytes: 256 << 20,
@@ -75,57 +76,62 @@ after(() => {
   for (const h of hosts) h.proc.kill("SIGKILL");
   for (const m of markers) killMarked(m);
 });
-function setup() {
-  const h = new CountingHost();
+function setup(record: boolean) {
+  const h = new CountingHost(record ? ["--record", scratchDir("a4aa-flood-rec")] : []);
   hosts.push(h);
   const marker = newMarker();
   markers.push(marker);
   return { h, marker };
 }
 
-test(`R-HOSTILE-2: 512 MiB of message chunks in one turn: every chunk is an event, the outcome text is cut at ${MAX_TURN_TEXT} with the marker, peak RSS under ${RSS_BOUND >> 20} MiB`, async () => {
-  const { h, marker } = setup();
-  const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
-  const other = (await h.ok("session/open", { spec: fakeAgentSpec(marker) })).sessionId;
-  const r = await h.ok("session/prompt", { sessionId: sid, text: "chunks:512" });
-  assert.equal(h.counts.get("messageChunk"), 512);
-  assert.equal(r.text.length, MAX_TURN_TEXT + TRUNCATED_MARKER.length);
-  assert.ok(r.text.endsWith(TRUNCATED_MARKER));
-  assert.equal((await h.ok("session/prompt", { sessionId: other, text: "text:alive" })).text, "alive");
-  const rss = peakRss(h.proc.pid!);
-  console.log(`512 MiB chunk flood: sidecar VmHWM ${rss >> 20} MiB`);
-  assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
-  assert.equal(await h.end(), 0);
-  assert.deepEqual(await waitNoProcesses(marker), []);
-});
+// Each flood runs twice: plain, and with `--record` on (the recorder takes the lines the
+// lanes frame, bounded like them, and writes them out at once: the same bound holds).
+for (const record of [false, true]) {
+  const how = record ? " (--record)" : "";
+  test(`R-HOSTILE-2: 512 MiB of message chunks in one turn: every chunk is an event, the outcome text is cut at ${MAX_TURN_TEXT} with the marker, peak RSS under ${RSS_BOUND >> 20} MiB${how}`, async () => {
+    const { h, marker } = setup(record);
+    const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
+    const other = (await h.ok("session/open", { spec: fakeAgentSpec(marker) })).sessionId;
+    const r = await h.ok("session/prompt", { sessionId: sid, text: "chunks:512" });
+    assert.equal(h.counts.get("messageChunk"), 512);
+    assert.equal(r.text.length, MAX_TURN_TEXT + TRUNCATED_MARKER.length);
+    assert.ok(r.text.endsWith(TRUNCATED_MARKER));
+    assert.equal((await h.ok("session/prompt", { sessionId: other, text: "text:alive" })).text, "alive");
+    const rss = peakRss(h.proc.pid!);
+    console.log(`512 MiB chunk flood${how}: sidecar VmHWM ${rss >> 20} MiB`);
+    assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
+    assert.equal(await h.end(), 0);
+    assert.deepEqual(await waitNoProcesses(marker), []);
+  });
 
-test(`R-HOSTILE-2: 1 GiB of agent stderr while the host does not read: lines are dropped and counted, the sidecar answers after, peak RSS under ${RSS_BOUND >> 20} MiB`, async () => {
-  const { h, marker } = setup();
-  const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
-  h.proc.stdout.pause();
-  const turn = h.call("session/prompt", { sessionId: sid, text: "stderr:1024;text:done" }, 170_000);
-  // The host reads nothing until the agent has written all of it (its /proc/PID/io says so).
-  const deadline = Date.now() + 150_000;
-  while (written(marker) < 1 << 30) {
-    assert.ok(Date.now() < deadline, `the agent wrote only ${written(marker) >> 20} MiB`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  await new Promise((r) => setTimeout(r, 2000));
-  const rss = peakRss(h.proc.pid!);
-  h.proc.stdout.resume();
-  const r = await turn;
-  assert.equal(r.result?.text, "done", JSON.stringify(r).slice(0, 300));
-  assert.ok((await h.ok("ping")) !== undefined);
-  const note = h.stderrTexts.find((t) => /stderr lines? of the agent dropped/.test(t));
-  assert.ok(note, `a dropped-lines note: ${h.stderrTexts.slice(0, 3)}`);
-  const dropped = Number(/\[a4aa: (\d+)/.exec(note!)![1]);
-  assert.equal(note, droppedNote(dropped));
-  assert.equal((h.counts.get("stderr") ?? 0) - 1 + dropped, 1 << 20, "every line is an event or counted as dropped");
-  console.log(`1 GiB stderr flood: ${dropped} lines dropped, sidecar VmHWM ${rss >> 20} MiB`);
-  assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
-  assert.equal(await h.end(), 0);
-  assert.deepEqual(await waitNoProcesses(marker), []);
-});
+  test(`R-HOSTILE-2: 1 GiB of agent stderr while the host does not read: lines are dropped and counted, the sidecar answers after, peak RSS under ${RSS_BOUND >> 20} MiB${how}`, async () => {
+    const { h, marker } = setup(record);
+    const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
+    h.proc.stdout.pause();
+    const turn = h.call("session/prompt", { sessionId: sid, text: "stderr:1024;text:done" }, 170_000);
+    // The host reads nothing until the agent has written all of it (its /proc/PID/io says so).
+    const deadline = Date.now() + 150_000;
+    while (written(marker) < 1 << 30) {
+      assert.ok(Date.now() < deadline, `the agent wrote only ${written(marker) >> 20} MiB`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    const rss = peakRss(h.proc.pid!);
+    h.proc.stdout.resume();
+    const r = await turn;
+    assert.equal(r.result?.text, "done", JSON.stringify(r).slice(0, 300));
+    assert.ok((await h.ok("ping")) !== undefined);
+    const note = h.stderrTexts.find((t) => /stderr lines? of the agent dropped/.test(t));
+    assert.ok(note, `a dropped-lines note: ${h.stderrTexts.slice(0, 3)}`);
+    const dropped = Number(/\[a4aa: (\d+)/.exec(note!)![1]);
+    assert.equal(note, droppedNote(dropped));
+    assert.equal((h.counts.get("stderr") ?? 0) - 1 + dropped, 1 << 20, "every line is an event or counted as dropped");
+    console.log(`1 GiB stderr flood${how}: ${dropped} lines dropped, sidecar VmHWM ${rss >> 20} MiB`);
+    assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
+    assert.equal(await h.end(), 0);
+    assert.deepEqual(await waitNoProcesses(marker), []);
+  });
+}
 
 /** Bytes the processes carrying `marker` have written so far. */
 function written(marker: string): number {

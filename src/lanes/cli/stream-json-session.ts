@@ -13,6 +13,7 @@ import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, T
 import { withTimeout } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
+import { lineTap, type LineTap } from "../../supervise/taps.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
 import { arr, parseJsonLine, isObj, json, obj, str, type Obj } from "./loose-json.js";
@@ -88,6 +89,8 @@ export class StreamJsonSession implements LaneSession {
   readonly sessionState: SessionState | null = null;
   alive = true;
   private proc: PipeProcess | null = null;
+  /** The recorder's tap of the process's lines, if the session is recorded. */
+  private tap: LineTap | undefined;
   /** The session exists on the CLI's side: a new process must resume it. */
   private existing: boolean;
   private turn: Turn | null = null;
@@ -135,9 +138,14 @@ export class StreamJsonSession implements LaneSession {
     this.proc = proc;
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(args)}`, ctx.sessionId);
     const max = ctx.maxOutputBytes;
+    const tap = lineTap(proc);
+    this.tap = tap;
     const reader = new LineReader({
       maxLineBytes: max,
-      onLine: (line) => this.line(line),
+      onLine: (line) => {
+        tap?.("stdout", line.toString("utf8"));
+        this.line(line);
+      },
       onOversize: () => this.outputLimit(),
     });
     proc.stdout.on("data", (chunk: Buffer) => {
@@ -220,7 +228,10 @@ export class StreamJsonSession implements LaneSession {
 
   private write(msg: unknown): void {
     const stdin = this.proc?.stdin;
-    if (stdin && !stdin.destroyed && stdin.writable) stdin.write(JSON.stringify(msg) + "\n");
+    if (!stdin || stdin.destroyed || !stdin.writable) return;
+    const line = JSON.stringify(msg);
+    this.tap?.("stdin", line);
+    stdin.write(line + "\n");
   }
 
   private request(request: Obj): Promise<Obj> {

@@ -10,6 +10,7 @@ import type { LaneContext } from "../lane.js";
 import { waitAtMost } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess, type StopResult } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
+import { lineTap } from "../../supervise/taps.js";
 import { pauseWithGate } from "../../transport/ndjson-writer.js";
 import { parseJsonLine } from "./loose-json.js";
 
@@ -78,7 +79,11 @@ export class TurnProcess {
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(this.s.args)}`, ctx.sessionId);
     if (this.cancelled) this.deliverCancel(proc);
     const offStderr = forwardStderr(proc, ctx.gate, () => true, ctx.emit);
-    if (this.s.stdin !== undefined) proc.stdin.end(this.s.stdin);
+    const tap = lineTap(proc);
+    if (this.s.stdin !== undefined) {
+      tap?.("stdin", this.s.stdin);
+      proc.stdin.end(this.s.stdin);
+    }
     else proc.stdin.end();
 
     const max = ctx.maxOutputBytes;
@@ -95,6 +100,7 @@ export class TurnProcess {
       sessionId: (id) => this.s.onSessionId(id),
     };
     const mapLine = (buf: Buffer) => {
+      tap?.("stdout", buf.toString("utf8"));
       const msg = parseJsonLine(buf, (text) => ctx.emit({ type: "raw", source: "stdout", payload: text }));
       if (msg === undefined || parser.kind !== "lines") return;
       try {
@@ -119,6 +125,7 @@ export class TurnProcess {
       if (parser.kind === "lines") reader.push(chunk);
       else {
         const t = decoder.write(chunk);
+        if (t) tap?.("stdoutText", t);
         if (t) parser.text(t, sink);
       }
     });
@@ -131,6 +138,7 @@ export class TurnProcess {
           if (parser.kind === "lines") reader.end();
           else {
             const t = decoder.end();
+            if (t) tap?.("stdoutText", t);
             if (t) parser.text(t, sink);
           }
         }

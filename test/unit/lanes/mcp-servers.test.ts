@@ -34,5 +34,5 @@ test("R-MCP-1: ACP merge keeps the spec's order, the option's entry replacing th
 
 test("R-MCP-2 / R-REC-1: env is checked by §5's rules; env and header values go to the redactor", () => {
   assert.throws(() => checkMcpServers([{ name: "x", command: "c", env: { "A-B": "1" } }]), (e: any) => e.code === "env_refused");
-  assert.deepEqual(mcpLiterals(servers), [["local.TOKEN", "t0ken-value"], ["remote.Authorization", "Bearer xyz1"]]);
+  assert.deepEqual(mcpLiterals(servers), [["local.TOKEN", "t0ken-value"], ["remote.Authorization", "Bearer xyz1"], ["remote.Authorization", "xyz1"]]);
 });
