@@ -3718,8 +3718,9 @@ func (v *Effort) UnmarshalJSON(data []byte) error {
 
 // PermissionPreset: Who decides permission requests. `ask`: the host decides all. `acceptEdits`:
 // reads, searches, edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and
-// searches allowed, the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane
-// can ask the host, `readOnly` elsewhere.
+// searches allowed, the rest rejected. `bypass`: everything allowed. A request outside a turn,
+// after `session/cancel` or while the session closes is `cancelled` whatever the preset (1.3).
+// Default: `ask` where the lane can ask the host, `readOnly` elsewhere.
 type PermissionPreset string
 
 const PermissionPresetAsk PermissionPreset = "ask"

@@ -403,6 +403,15 @@ export class CodexLaneSession implements LaneSession {
           : fileChangeApproval(params as C.FileChangeRequestApprovalParams, mem, onUnknown);
       const key = JSON.stringify(rctx.id);
       const withdrawn = new AbortController();
+      // Asked for no running turn (it completed, perhaps in the same read as this request and
+      // before its turn/start answer was taken in, or it names another turn): cancelled
+      // whatever the preset, as outside a turn (R-PERM-1).
+      const turn = this.turn;
+      const turnId = (params as { turnId?: unknown }).turnId;
+      const named = typeof turnId === "string" ? turnId : null;
+      if (!turn || turn.finished || (named !== null && (turn.id !== null ? named !== turn.id : this.earlyCompletions.has(named)))) {
+        withdrawn.abort(new Error(`${method} came outside a running turn`));
+      }
       this.approvals.set(key, withdrawn);
       try {
         return approvalResponse(a, await this.ctx.askPermission(a.ask, withdrawn.signal));

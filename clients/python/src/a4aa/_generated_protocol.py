@@ -191,8 +191,9 @@ def _decode_Effort(v: Any, path: str = "Effort") -> Effort:
 PermissionPreset = Literal["ask", "acceptEdits", "readOnly", "bypass"]
 """Who decides permission requests. `ask`: the host decides all. `acceptEdits`: reads, searches,
 edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and searches allowed,
-the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane can ask the host,
-`readOnly` elsewhere.
+the rest rejected. `bypass`: everything allowed. A request outside a turn, after
+`session/cancel` or while the session closes is `cancelled` whatever the preset (1.3). Default:
+`ask` where the lane can ask the host, `readOnly` elsewhere.
 """
 _PermissionPreset_VALUES: FrozenSet[str] = frozenset(get_args(Literal["ask", "acceptEdits", "readOnly", "bypass"]))
 
