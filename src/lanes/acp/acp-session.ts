@@ -167,7 +167,7 @@ export class AcpLaneSession implements LaneSession {
         throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
       }
       const method = canResume ? "session/resume" : "session/load";
-      this.agent.bind(this.ctx.resume);
+      this.agent.bind(this.ctx.resume, false);
       // session/load replays the history as updates before it answers; they are forwarded.
       answer = ((await this.agent.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize", refused)) ?? {}) as A.NewSessionResponse;
       this.nativeSessionId = this.ctx.resume;

@@ -140,7 +140,7 @@ export class CodexLaneSession implements LaneSession {
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)
         ? authFailure(ctx.spec, "initialize", `${what}: ${e.message}`)
         : new A4aaError("initialize_failed", "initialize", `${what}: ${e.message}`);
-    if (ctx.resume) this.agent.bind(ctx.resume);
+    if (ctx.resume) this.agent.bind(ctx.resume, false);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
           "thread/resume",
