@@ -2608,8 +2608,17 @@ type AcpClientCapabilities struct {
 	Fs *AcpClientCapabilitiesFs `json:"fs,omitempty"`
 
 	// Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment
-	// policy.
+	// policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created
+	// and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an
+	// integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held
+	// by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create`
+	// past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit`
+	// `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
 	Terminal *bool `json:"terminal,omitempty"`
+
+	// (1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create`
+	// is refused until the agent releases one. Default 16.
+	MaxTerminals *int64 `json:"maxTerminals,omitempty"`
 }
 
 func decodeAcpClientCapabilities(raw json.RawMessage) (AcpClientCapabilities, error) {
@@ -2633,7 +2642,12 @@ func decodeAcpClientCapabilitiesFields(m map[string]json.RawMessage) (AcpClientC
 			return v, fieldError("AcpClientCapabilities", "terminal", err)
 		}
 	}
-	if err := rejectUnknown(m, "AcpClientCapabilities", "fs", "terminal"); err != nil {
+	if raw, ok := m["maxTerminals"]; ok {
+		if v.MaxTerminals, err = ptrOf(decIntRange(1, 64))(raw); err != nil {
+			return v, fieldError("AcpClientCapabilities", "maxTerminals", err)
+		}
+	}
+	if err := rejectUnknown(m, "AcpClientCapabilities", "fs", "terminal", "maxTerminals"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -2657,6 +2671,9 @@ func (v AcpClientCapabilities) MarshalJSON() ([]byte, error) {
 	}
 	if v.Terminal != nil {
 		w.field("terminal", v.Terminal)
+	}
+	if v.MaxTerminals != nil {
+		w.field("maxTerminals", v.MaxTerminals)
 	}
 	return w.bytes()
 }
@@ -3701,8 +3718,9 @@ func (v *Effort) UnmarshalJSON(data []byte) error {
 
 // PermissionPreset: Who decides permission requests. `ask`: the host decides all. `acceptEdits`:
 // reads, searches, edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and
-// searches allowed, the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane
-// can ask the host, `readOnly` elsewhere.
+// searches allowed, the rest rejected. `bypass`: everything allowed. A request outside a turn,
+// after `session/cancel` or while the session closes is `cancelled` whatever the preset (1.3).
+// Default: `ask` where the lane can ask the host, `readOnly` elsewhere.
 type PermissionPreset string
 
 const PermissionPresetAsk PermissionPreset = "ask"

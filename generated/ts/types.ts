@@ -138,7 +138,7 @@ export type CliDriver = "claudeCode" | "qwen" | "codex" | "gemini" | "opencode" 
  */
 export type Effort = "minimal" | "low" | "medium" | "high" | "xhigh";
 /**
- * Who decides permission requests. `ask`: the host decides all. `acceptEdits`: reads, searches, edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and searches allowed, the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane can ask the host, `readOnly` elsewhere.
+ * Who decides permission requests. `ask`: the host decides all. `acceptEdits`: reads, searches, edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and searches allowed, the rest rejected. `bypass`: everything allowed. A request outside a turn, after `session/cancel` or while the session closes is `cancelled` whatever the preset (1.3). Default: `ask` where the lane can ask the host, `readOnly` elsewhere.
  */
 export type PermissionPreset = "ask" | "acceptEdits" | "readOnly" | "bypass";
 /**
@@ -610,9 +610,13 @@ export interface AcpClientCapabilities {
     writeTextFile?: boolean;
   };
   /**
-   * Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment policy.
+   * Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create` past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit` `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
    */
   terminal?: boolean;
+  /**
+   * (1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create` is refused until the agent releases one. Default 16.
+   */
+  maxTerminals?: number;
 }
 /**
  * (1.2) Opt in to shared agent processes (§13): sessions opened with equal specs (program, arguments, resolved environment, the process's own cwd, client capabilities, auth method, `share`) run on one live process that has room, each with its own agent session; a new process starts only when none has. Everything per session stays per session (R-SHARE-1). A shared process ends `idleMs` after its last session closed, at shutdown, or when it crashes (every session on it then fails with `agent_exited`; R-SHARE-2).

@@ -6,7 +6,7 @@
 // briefly for the bind.
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { A4aaError, RpcErrorCode } from "../errors.js";
+import { A4aaError, RpcErrorCode, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
@@ -35,8 +35,11 @@ export interface LaneChannel {
   readonly alive: boolean;
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
   notify(method: string, params?: unknown): void;
-  /** The agent's id of this session is known: its messages are routed here from now on. */
-  bind(nativeSessionId: string): void;
+  /**
+   * The agent's id of this session is known: its messages are routed here from now on.
+   * `fromAgent` false: the host chose it (resume) rather than the agent (session/new).
+   */
+  bind(nativeSessionId: string, fromAgent?: boolean): void;
   /** The session's handshake is over. */
   ready(): void;
   noteDescendants(): void;
@@ -151,7 +154,23 @@ export class SharedProcess implements PooledProcess {
     return this.agent.close();
   }
 
-  attach(id: string, h: RoutedSession): void {
+  /**
+   * Routes `id` to `h`. An id another session holds is refused (issue 30 N5): given by the
+   * agent, the process is no longer trusted and is stopped (its sessions end with
+   * agent_protocol_error, the next open starts a fresh one); asked for by the host (resume),
+   * only that open fails.
+   */
+  attach(id: string, h: RoutedSession, fromAgent = true): void {
+    const holder = this.routes.get(id);
+    if (holder && holder !== h) {
+      const { idName } = this.o;
+      if (!fromAgent) throw errors.invalidParams("open", `${idName} ${id} is already open in another session on this shared agent process`);
+      this.agent.die(
+        errors.agentProtocol("prompt", `the shared agent gave ${idName} ${id} to two sessions; the process is no longer trusted and was stopped`),
+        `it answered a new ${idName} with the id ${id}, already in use`,
+      );
+      throw errors.agentProtocol("open", `the shared agent answered with ${idName} ${id}, which another session already holds; the process was stopped (open again for a fresh one)`);
+    }
     this.routes.set(id, h);
     for (let i = 0; i < this.unbound.length; ) {
       const u = this.unbound[i];
@@ -165,8 +184,9 @@ export class SharedProcess implements PooledProcess {
     }
   }
 
-  detach(id: string): void {
-    this.routes.delete(id);
+  /** Forgets `id`'s route, when it is `h`'s. */
+  detach(id: string, h: RoutedSession): void {
+    if (this.routes.get(id) === h) this.routes.delete(id);
   }
 
   /** Hands a message of the agent to the session it names (`rctx`: it is a request). */
@@ -272,9 +292,9 @@ export class SharedChannel implements LaneChannel {
     if (!this.closed) this.shared.agent.notify(method, params);
   }
 
-  bind(nativeSessionId: string): void {
+  bind(nativeSessionId: string, fromAgent = true): void {
+    this.shared.attach(nativeSessionId, this.h, fromAgent);
     this.nativeId = nativeSessionId;
-    this.shared.attach(nativeSessionId, this.h);
   }
 
   ready(): void {}
@@ -294,7 +314,7 @@ export class SharedChannel implements LaneChannel {
         .request(bye.method, bye.params, "prompt", undefined, { timeoutMs: GOODBYE_MS })
         .catch((e) => this.ctx.logger.debug(`the shared agent's ${bye.method} of ${id} failed: ${(e as Error).message}`, this.ctx.sessionId));
     }
-    if (id !== null) this.shared.detach(id);
+    if (id !== null) this.shared.detach(id, this.h);
     this.h.onEnd(this.closed);
     for (const reject of this.pending) reject(this.closed);
     this.pending.clear();

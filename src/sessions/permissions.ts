@@ -48,9 +48,13 @@ export class PermissionBroker {
 
   /**
    * Decides one request. `signal` aborts when the turn is cancelled or the session closes:
-   * a pending host request is then abandoned and the agent sees `cancelled`.
+   * a pending host request is then abandoned and the agent sees `cancelled`. A request that
+   * comes with `signal` already aborted (outside a turn, after a cancel) is `cancelled`
+   * before the preset is consulted.
    */
   async decide(ask: PermissionAsk, signal: AbortSignal): Promise<PermissionDecision> {
+    // Outside a turn, after a cancel, or while closing: cancelled whatever the preset says.
+    if (signal.aborted) return this.resolved(ask, { outcome: "cancelled" }, "policy");
     const choice = presetChoice(this.o.preset, ask.kind);
     if (choice) {
       const opt = autoOption(ask.options, choice.allow);
@@ -58,7 +62,6 @@ export class PermissionBroker {
       // No "once" option of that sign: rejecting falls back to cancelled; allowing needs the host.
       if (!choice.allow) return this.resolved(ask, { outcome: "cancelled" }, "policy");
     }
-    if (signal.aborted) return this.resolved(ask, { outcome: "cancelled" }, "policy");
     const request: PermissionRequest = {
       sessionId: this.o.sessionId,
       toolCallId: ask.toolCallId,

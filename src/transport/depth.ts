@@ -37,3 +37,20 @@ function count(text: string, ch: string, limit: number): number {
   for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) if (++n > limit) break;
   return n;
 }
+
+/** A line of JSON parsed, or why it was not: the one parser for JSON from a host or an agent. */
+export type CheckedJson = { ok: true; value: unknown } | { ok: false; kind: "too_deep" | "parse_error"; detail: string };
+
+/**
+ * Parses `text` as JSON unless it nests deeper than `max` (checked first, without recursion):
+ * every value it gives is at most `max` deep, so no recursive walker downstream (the
+ * validators, the journal's sizing, redaction, JSON.stringify) can overflow the stack.
+ */
+export function parseJsonChecked(text: string, max: number = MAX_JSON_DEPTH): CheckedJson {
+  if (nestsDeeperThan(text, max)) return { ok: false, kind: "too_deep", detail: `the message nests deeper than ${max} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    return { ok: false, kind: "parse_error", detail: `the line is not JSON: ${(e as Error).message}` };
+  }
+}

@@ -7,7 +7,7 @@
 import { isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
 import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./depth.js";
+import { MAX_JSON_DEPTH, parseJsonChecked } from "./depth.js";
 import { JsonRpcPeer, needsSourceText, type PeerOptions, type RequestOptions } from "./json-rpc.js";
 import { LineReader, isBlank } from "./line-reader.js";
 import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
@@ -84,17 +84,11 @@ export class NdjsonPeer {
           o.onBadLine({ kind: "not_object", detail: "not a JSON object", text });
           return SKIP;
         }
-        // Before JSON.parse: nothing recursive may ever see such a value.
-        if (nestsDeeperThan(text, maxDepth)) {
-          o.onBadLine({ kind: "too_deep", detail: `the message nests deeper than ${maxDepth} levels`, text, rawId: requestId(text) });
-          return SKIP;
-        }
-        try {
-          return JSON.parse(text);
-        } catch (e) {
-          o.onBadLine({ kind: "parse_error", detail: `the line is not JSON: ${(e as Error).message}`, text });
-          return SKIP;
-        }
+        // Depth-checked before JSON.parse: nothing recursive may ever see a deeper value.
+        const r = parseJsonChecked(text, maxDepth);
+        if (r.ok) return r.value;
+        o.onBadLine(r.kind === "too_deep" ? { kind: r.kind, detail: r.detail, text, rawId: requestId(text) } : { kind: r.kind, detail: r.detail, text });
+        return SKIP;
       },
       needsText: needsSourceText,
       deliver: o.onMessage

@@ -133,6 +133,22 @@ for (const record of [false, true]) {
   });
 }
 
+test(`R-HOSTILE-2: 24 terminals each asking for 64 MiB of output and printing it: past the 256 MiB budget they are refused, peak RSS under ${RSS_BOUND >> 20} MiB`, async () => {
+  const { h, marker } = setup(false);
+  const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
+  const r = JSON.parse((await h.ok("session/prompt", { sessionId: sid, text: `terminals:24:${64 << 20}:${64 << 20}` })).text);
+  // Before the budget: 24 created, the sidecar went from 55 to 1,609 MiB.
+  assert.equal(r.created, 4);
+  assert.equal(r.refused.length, 20);
+  for (const x of r.refused) assert.deepEqual(x, { code: -32600, limit: "terminalOutputBudget" });
+  const rss = peakRss(h.proc.pid!);
+  console.log(`24 terminals of 64 MiB: ${r.created} created, sidecar VmHWM ${rss >> 20} MiB`);
+  assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
+  await h.ok("session/close", { sessionId: sid });
+  assert.equal(await h.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
 /** Bytes the processes carrying `marker` have written so far. */
 function written(marker: string): number {
   let n = 0;

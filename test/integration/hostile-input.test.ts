@@ -90,6 +90,28 @@ test("R-HOSTILE-2: a bad outputByteLimit is invalid params naming the maximum; t
   await finish(s, marker);
 });
 
+test("R-HOSTILE-2: terminal/create past maxTerminals or past the sidecar's 256 MiB output budget is a JSON-RPC error the agent sees; the turn goes on; a close gives the budget back", async () => {
+  const { s, marker } = setup();
+  const { cwd } = dirs();
+  const spec = hostileSpec(marker);
+  const capped = await s.open({ ...spec, clientCapabilities: { ...(spec as { clientCapabilities: object }).clientCapabilities, maxTerminals: 3 } } as AgentSpec, { cwd });
+  const byCount = { code: -32600, limit: "maxTerminals" };
+  const byBudget = { code: -32600, limit: "terminalOutputBudget" };
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:5:1024:10" })), { created: 3, refused: [byCount, byCount] });
+  // Unreleased terminals still count in the next turn.
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:1:1024:10" })), { created: 0, refused: [byCount] });
+  // Another session: 64 MiB terminals fit three times next to the first session's 3 KiB.
+  const big = await s.open(spec, { cwd });
+  const r = said(await s.ok("session/prompt", { sessionId: big, text: `terminals:6:${64 << 20}:10` }));
+  assert.deepEqual(r, { created: 3, refused: [byBudget, byBudget, byBudget] });
+  await s.ok("session/close", { sessionId: capped });
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: big, text: `terminals:2:${64 << 20}:10` })), { created: 1, refused: [byBudget] });
+  await s.ok("session/close", { sessionId: big });
+  const again = await s.open(spec, { cwd });
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: again, text: `terminals:4:${64 << 20}:10` })), { created: 4, refused: [] });
+  await finish(s, marker);
+});
+
 test("R-HOSTILE-5: an acp agent that closes stdout but keeps running ends its turn with agent_exited and is stopped", async () => {
   const { s, marker } = setup();
   const { cwd } = dirs();

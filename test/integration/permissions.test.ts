@@ -128,3 +128,35 @@ test("a permission request (and update) for a tool call the agent never announce
   assert.deepEqual(announced, { type: "toolCall", toolCallId: "tc-9", title: "Shell: ls", kind: "execute", status: "pending" });
   assert.equal(await s.end(), 0);
 });
+
+// Issue 30 N6: no preset approves what no running turn asked for.
+for (const preset of ["bypass", "acceptEdits"] as const) {
+  test(`R-PERM-1: a permission asked outside a turn is cancelled under ${preset}, and the host is not asked`, async () => {
+    let count = 0;
+    const { s, marker } = setup(() => {
+      count++;
+      return { result: { selected: "yes" } };
+    });
+    const sid = await s.open(fakeAgentSpec(marker), { options: { permission: preset } });
+    const r = await s.ok("session/prompt", { sessionId: sid, text: "late-permission:edit" });
+    assert.equal(r.stopReason, "endTurn");
+    await s.waitFor(() => s.events(sid).some((e: any) => e.type === "messageChunk" && e.text.startsWith("late ")), 10_000, "the late outcome");
+    assert.ok(s.events(sid).some((e: any) => e.type === "messageChunk" && e.text === "late outcome:cancelled"));
+    assert.deepEqual(resolved(s, sid), [{ type: "permissionResolved", toolCallId: "tc-1", outcome: "cancelled", decidedBy: "policy" }]);
+    assert.equal(count, 0);
+    assert.equal(await s.end(), 0);
+  });
+
+  test(`R-PERM-1: a permission asked after session/cancel is cancelled under ${preset}`, async () => {
+    const { s, marker } = setup(() => ({ result: { selected: "yes" } }));
+    const sid = await s.open(fakeAgentSpec(marker), { options: { permission: preset } });
+    const p = s.call("session/prompt", { sessionId: sid, text: "cancel-then-permission:edit" });
+    await s.waitFor(() => s.events(sid).some((e: any) => e.type === "messageChunk" && e.text === "waiting"), 10_000, "the turn to start");
+    await s.ok("session/cancel", { sessionId: sid });
+    const r = await p;
+    assert.equal(r.result.stopReason, "cancelled");
+    assert.equal(r.result.text, "waiting\n\noutcome:cancelled");
+    assert.deepEqual(resolved(s, sid), [{ type: "permissionResolved", toolCallId: "tc-1", outcome: "cancelled", decidedBy: "policy" }]);
+    assert.equal(await s.end(), 0);
+  });
+}

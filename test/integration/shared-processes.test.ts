@@ -296,3 +296,25 @@ test("R-SHARE-1: a session/new that hangs on a shared process fails that open in
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
+
+test("R-SHARE-1 (issue 30 N5): a shared agent answering two session/new with one id: the second open fails agent_protocol_error, the process is stopped, the next open starts a fresh one", async () => {
+  const { s, marker } = setup();
+  const spec = sharedSpec(marker, { maxSessions: 8 }, ["--one-session-id"]);
+  const first = (await s.ok("session/open", { spec })).sessionId;
+  const firstPid = pidOf((await s.ok("session/prompt", { sessionId: first, text: "pids" })).text);
+  const second = await s.call("session/open", { spec });
+  assert.equal(second.error?.data?.code, "agent_protocol_error", JSON.stringify(second));
+  assert.equal(second.error.data.stage, "open");
+  assert.match(second.error.data.detail, /another session already holds/);
+  // Not trusted further: the first session's process is gone, its next turn fails.
+  const after = await s.call("session/prompt", { sessionId: first, text: "text:hello" });
+  assert.ok(after.error, JSON.stringify(after));
+  assert.deepEqual(await waitGone(() => liveProcesses((pid) => pid === Number(firstPid))), []);
+  const third = (await s.ok("session/open", { spec })).sessionId;
+  const thirdPid = pidOf((await s.ok("session/prompt", { sessionId: third, text: "pids" })).text);
+  assert.notEqual(thirdPid, firstPid);
+  await s.ok("session/close", { sessionId: first });
+  await s.ok("session/close", { sessionId: third });
+  assert.equal(await s.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});

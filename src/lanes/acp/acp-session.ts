@@ -29,7 +29,7 @@ import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
-import { Terminals } from "./terminals.js";
+import { DEFAULT_MAX_TERMINALS, Terminals } from "./terminals.js";
 
 export const ACP_PROTOCOL_VERSION = 1;
 /** ACP's error code for "authentication required". */
@@ -125,7 +125,7 @@ export class AcpLaneSession implements LaneSession {
   ) {
     const cc = ctx.spec.clientCapabilities;
     this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
-    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
+    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId, cc.maxTerminals ?? DEFAULT_MAX_TERMINALS) : null;
     this.agent = channel({
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),
@@ -167,7 +167,7 @@ export class AcpLaneSession implements LaneSession {
         throw errors.unsupportedSelector("open", "resume: the agent supports neither session/resume nor session/load");
       }
       const method = canResume ? "session/resume" : "session/load";
-      this.agent.bind(this.ctx.resume);
+      this.agent.bind(this.ctx.resume, false);
       // session/load replays the history as updates before it answers; they are forwarded.
       answer = ((await this.agent.request(method, { ...sessionParams, sessionId: this.ctx.resume }, "initialize", refused)) ?? {}) as A.NewSessionResponse;
       this.nativeSessionId = this.ctx.resume;

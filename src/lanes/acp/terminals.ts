@@ -11,6 +11,14 @@ import { RpcHandlerError } from "../../transport/json-rpc.js";
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
 /** The largest `outputByteLimit` a terminal may ask for (R-HOSTILE-2): 64 MiB. */
 export const MAX_OUTPUT_BYTE_LIMIT = 64 * 1024 * 1024;
+/** Terminals a session holds at once when its spec sets no `clientCapabilities.maxTerminals` (R-HOSTILE-2). */
+export const DEFAULT_MAX_TERMINALS = 16;
+/**
+ * The `outputByteLimit`s of every terminal held in the sidecar, all sessions together, add
+ * up to at most this (R-HOSTILE-2): a terminal's output buffer never holds more than its
+ * limit (plus the chunk being read), so this bounds what terminals can make the sidecar hold.
+ */
+export const TERMINAL_OUTPUT_BUDGET = 256 * 1024 * 1024;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Drops bytes from the front of `buf` so it holds at most `limit`, cutting at a UTF-8 boundary. */
@@ -75,19 +83,63 @@ interface Terminal {
   out: OutputTail;
 }
 
+/** Output bytes reserved by the terminals of every session: a terminal reserves its limit from create to release. */
+export class OutputBudget {
+  private used = 0;
+
+  constructor(readonly total: number) {}
+
+  get reserved(): number {
+    return this.used;
+  }
+
+  /** Reserves `bytes`, or throws the refusal the agent gets. */
+  take(bytes: number): void {
+    if (this.used + bytes > this.total) {
+      throw new RpcHandlerError(
+        RpcErrorCode.InvalidRequest,
+        `refused: terminals already hold ${this.used} of the sidecar's ${this.total} bytes (${mib(this.total)}) of terminal output; release a terminal, or ask for a smaller outputByteLimit than ${bytes}`,
+        { limit: "terminalOutputBudget", max: this.total, reserved: this.used, requested: bytes },
+      );
+    }
+    this.used += bytes;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+}
+
+const mib = (n: number) => `${Math.round((n / (1 << 20)) * 10) / 10} MiB`;
+
+/** The sidecar-wide budget every session's terminals draw from. */
+export const terminalOutputBudget = new OutputBudget(TERMINAL_OUTPUT_BUDGET);
+
 export class Terminals {
   private readonly terms = new Map<string, Terminal>();
   private counter = 0;
+  /** Terminals being started (counted against the limit before their process exists). */
+  private starting = 0;
 
   constructor(
     private readonly root: string,
     private readonly env: Record<string, string>,
     private readonly logger: Logger,
     private readonly sessionId: string,
+    /** Most terminals held at once (created, not yet released). */
+    private readonly max: number = DEFAULT_MAX_TERMINALS,
+    private readonly budget: OutputBudget = terminalOutputBudget,
   ) {}
 
   get size(): number {
     return this.terms.size;
+  }
+
+  /** Forgets a terminal: its output buffer is let go and its bytes go back to the budget. */
+  private drop(id: string, t: Terminal): void {
+    if (this.terms.get(id) !== t) return;
+    this.terms.delete(id);
+    this.budget.give(t.out.limit);
   }
 
   private get(id: unknown): Terminal {
@@ -104,6 +156,13 @@ export class Terminals {
     outputByteLimit?: number | null;
   }): Promise<{ terminalId: string }> {
     const limit = outputLimit(p.outputByteLimit);
+    if (this.terms.size + this.starting >= this.max) {
+      throw new RpcHandlerError(
+        RpcErrorCode.InvalidRequest,
+        `refused: this session already holds ${this.max} terminals, the most it may hold at once; release one (terminal/release) first`,
+        { limit: "maxTerminals", max: this.max },
+      );
+    }
     const env: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, this.env);
     for (const v of p.env ?? []) {
       if (!NAME.test(v.name) || typeof v.value !== "string" || v.value.includes("\0")) {
@@ -127,11 +186,17 @@ export class Terminals {
       cwd = real;
     }
     const id = `term-${++this.counter}`;
+    // Reserved before the process starts: concurrent creates cannot overrun either bound.
+    this.budget.take(limit);
+    this.starting++;
     let proc: PipeProcess;
     try {
       proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}` });
     } catch (e) {
+      this.budget.give(limit);
       throw new RpcHandlerError(RpcErrorCode.InternalError, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);
+    } finally {
+      this.starting--;
     }
     proc.stdin.end();
     const t: Terminal = { proc, out: new OutputTail(limit) };
@@ -168,7 +233,7 @@ export class Terminals {
 
   async release(p: { terminalId: string }): Promise<Record<string, never>> {
     const t = this.get(p.terminalId);
-    this.terms.delete(p.terminalId);
+    this.drop(p.terminalId, t);
     await t.proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
     return {};
   }
@@ -176,7 +241,7 @@ export class Terminals {
   /** Kills and releases every terminal; resolves false if a process tree survived. */
   async killAll(): Promise<boolean> {
     const all = [...this.terms.values()];
-    this.terms.clear();
+    for (const [id, t] of [...this.terms]) this.drop(id, t);
     const results = await Promise.all(all.map((t) => t.proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 })));
     return results.every((r) => r.clean);
   }

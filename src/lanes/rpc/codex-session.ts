@@ -141,7 +141,7 @@ export class CodexLaneSession implements LaneSession {
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)
         ? authFailure(ctx.spec, "initialize", `${what}: ${e.message}`)
         : new A4aaError("initialize_failed", "initialize", `${what}: ${e.message}`);
-    if (ctx.resume) this.agent.bind(ctx.resume);
+    if (ctx.resume) this.agent.bind(ctx.resume, false);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
           "thread/resume",
@@ -402,6 +402,15 @@ export class CodexLaneSession implements LaneSession {
           : fileChangeApproval(params as C.FileChangeRequestApprovalParams, mem, onUnknown);
       const key = JSON.stringify(rctx.id);
       const withdrawn = new AbortController();
+      // Asked for no running turn (it completed, perhaps in the same read as this request and
+      // before its turn/start answer was taken in, or it names another turn): cancelled
+      // whatever the preset, as outside a turn (R-PERM-1).
+      const turn = this.turn;
+      const turnId = (params as { turnId?: unknown }).turnId;
+      const named = typeof turnId === "string" ? turnId : null;
+      if (!turn || turn.finished || (named !== null && (turn.id !== null ? named !== turn.id : this.earlyCompletions.has(named)))) {
+        withdrawn.abort(new Error(`${method} came outside a running turn`));
+      }
       this.approvals.set(key, withdrawn);
       try {
         return approvalResponse(a, await this.ctx.askPermission(a.ask, withdrawn.signal));

@@ -230,6 +230,19 @@ describe("cli lane, per-turn runner details", () => {
       assert.ok(raws.some((e) => (e.payload as { type?: string }).type === "future.event"));
     }));
 
+  it("R-HOSTILE-1: a line nested 100,000 deep mid-turn is a raw event of its text; the turn ends normally", () =>
+    withHost(async (h) => {
+      const s = await open(h, { spec: spec("codex") });
+      const out = await prompt(h, s.sessionId, "deep");
+      assert.equal(out.stopReason, "endTurn");
+      assert.equal(out.text, "Still fine.");
+      const deep = h.eventsOf(s.sessionId).filter((e) => e.type === "raw" && typeof e.payload === "string" && e.payload.startsWith('{"type":"deep"'));
+      assert.equal(deep.length, 1);
+      assert.equal((deep[0] as unknown as { payload: string }).payload.length, '{"type":"deep","x":}'.length + 200_000);
+      // The session and the sidecar go on.
+      assert.equal((await prompt(h, s.sessionId, "text")).text, "Hello from Codex.");
+    }));
+
   it("after the terminal event a lingering CLI is ended after a short grace", () =>
     withHost(async (h) => {
       const s = await open(h, { spec: spec("codex") });

@@ -120,3 +120,37 @@ test("R-PERM-1: an approval Codex resolves itself is withdrawn from the host (pe
   assert.ok(resolved < evs.findIndex((e) => e.type === "messageChunk"), "withdrawn while the turn went on, not at its end");
   await finish(h, marker);
 });
+
+// Issue 30 N6: no preset approves what no running turn asked for.
+for (const [preset, kind] of [
+  ["bypass", "cmd"],
+  ["acceptEdits", "file"],
+] as const) {
+  test(`R-PERM-1: an approval asked after the turn completed is declined under ${preset}, and the host is not asked`, async () => {
+    const { h, marker } = setup(undefined, () => ({ result: { selected: "accept" } }));
+    const sid = await h.open(fakeSpec(marker), { options: { permission: preset } });
+    assert.equal((await h.ok("session/prompt", { sessionId: sid, text: `late-approval:${kind};text:done` })).text, "done");
+    await h.waitFor(() => h.events(sid).some((e) => e.type === "permissionResolved"), 10_000, "the late approval's decision");
+    assert.deepEqual(
+      h.events(sid).filter((e) => e.type === "permissionResolved").map((e: any) => [e.outcome, e.decidedBy]),
+      [["cancelled", "policy"]],
+    );
+    assert.equal((await h.ok("session/prompt", { sessionId: sid, text: "late-decision" })).text, 'late="decline"');
+    assert.equal(h.permissionRequests().length, 0);
+    await finish(h, marker);
+  });
+
+  test(`R-PERM-1: an approval asked after session/cancel is declined under ${preset}`, async () => {
+    const { h, marker } = setup(undefined, () => ({ result: { selected: "accept" } }));
+    const sid = await h.open(fakeSpec(marker), { options: { permission: preset } });
+    const p = prompt(h, sid, `interrupt-then-approval:${kind}`);
+    const said = () => h.events(sid).map((e: any) => (e.type === "messageChunk" ? e.text : "")).join("");
+    await h.waitFor(() => said().includes("waiting"), 10_000, "the turn to start");
+    await h.ok("session/cancel", { sessionId: sid });
+    const r = await p;
+    assert.equal(r.result?.stopReason, "cancelled", JSON.stringify(r));
+    assert.match(r.result.text, /decision="decline"/);
+    assert.equal(h.permissionRequests().length, 0);
+    await finish(h, marker);
+  });
+}

@@ -191,8 +191,9 @@ def _decode_Effort(v: Any, path: str = "Effort") -> Effort:
 PermissionPreset = Literal["ask", "acceptEdits", "readOnly", "bypass"]
 """Who decides permission requests. `ask`: the host decides all. `acceptEdits`: reads, searches,
 edits, moves and deletes are allowed, the rest asked. `readOnly`: reads and searches allowed,
-the rest rejected. `bypass`: everything allowed. Default: `ask` where the lane can ask the host,
-`readOnly` elsewhere.
+the rest rejected. `bypass`: everything allowed. A request outside a turn, after
+`session/cancel` or while the session closes is `cancelled` whatever the preset (1.3). Default:
+`ask` where the lane can ask the host, `readOnly` elsewhere.
 """
 _PermissionPreset_VALUES: FrozenSet[str] = frozenset(get_args(Literal["ask", "acceptEdits", "readOnly", "bypass"]))
 
@@ -1429,7 +1430,16 @@ class AcpClientCapabilities:
     """File access, confined to the session's cwd."""
     terminal: Optional[bool] = None
     """Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment
-    policy.
+    policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created
+    and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an
+    integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held
+    by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create`
+    past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit`
+    `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
+    """
+    max_terminals: Optional[int] = None
+    """(1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create`
+    is refused until the agent releases one. Default 16.
     """
 
     def to_json(self) -> Dict[str, Any]:
@@ -1439,6 +1449,8 @@ class AcpClientCapabilities:
             out["fs"] = _c.encode(self.fs)
         if self.terminal is not None:
             out["terminal"] = _c.encode(self.terminal)
+        if self.max_terminals is not None:
+            out["maxTerminals"] = _c.encode(self.max_terminals)
         return out
 
     @classmethod
@@ -1452,10 +1464,11 @@ class AcpClientCapabilities:
         return cls(
             fs=_c.optional(d, "fs", path, AcpClientCapabilitiesFs.from_json, None),
             terminal=_c.optional(d, "terminal", path, _c.BOOLEAN, None),
+            max_terminals=_c.optional(d, "maxTerminals", path, _c.integer_range(1, 64), None),
         )
 
 
-_AcpClientCapabilities_FIELDS: FrozenSet[str] = frozenset({"fs", "terminal"})
+_AcpClientCapabilities_FIELDS: FrozenSet[str] = frozenset({"fs", "terminal", "maxTerminals"})
 
 
 @dataclass(kw_only=True)
