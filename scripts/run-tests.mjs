@@ -46,7 +46,10 @@ const r = spawnSync(
     "--test",
     `--test-concurrency=${process.env.A4AA_TEST_CONCURRENCY ?? 2}`,
     "--test-timeout=120000",
-    ...(hasReporter ? [] : ["--test-reporter=spec"]),
+    // The spec reporter, and the slowest files at the end (scripts/test-times.mjs).
+    ...(hasReporter
+      ? []
+      : ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${path.join(root, "scripts/test-times.mjs")}`, "--test-reporter-destination=stdout"]),
     ...passthrough,
     ...files,
   ],
