@@ -45,6 +45,12 @@ const TRACK_MS = 1000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+// The test suites' one hook into the ladder: A4AA_TEST_GRACE_MS caps the stdin and SIGTERM
+// graces, so that a test whose agent ignores EOF or SIGTERM does not wait out seconds.
+const TEST_GRACE_MS = Number(process.env.A4AA_TEST_GRACE_MS) || undefined;
+const testGraces = (o: StopOptions): StopOptions =>
+  TEST_GRACE_MS ? { ...o, stdinGraceMs: Math.min(o.stdinGraceMs ?? 1500, TEST_GRACE_MS), termGraceMs: Math.min(o.termGraceMs ?? 2000, TEST_GRACE_MS) } : o;
+
 // Every tree not yet stopped. If the sidecar itself dies (a bug, an uncaught error), the
 // 'exit' hook still kills them: no agent outlives the sidecar.
 const live = new Set<SupervisedProcess>();
@@ -174,7 +180,7 @@ export abstract class SupervisedProcess {
    * Resolves (never rejects) with whether anything is left.
    */
   stop(opts: StopOptions = {}): Promise<StopResult> {
-    this.stopping ??= this.ladder(opts);
+    this.stopping ??= this.ladder(testGraces(opts));
     noteCleanup(this.stopping);
     return this.stopping;
   }
