@@ -71,10 +71,13 @@ test("issue 14 handshake deadline (rpc): the spec's handshakeTimeoutMs bounds a 
 });
 
 test("issue 14: a handshake that completes in time is not cut short by its deadline, and later turns are not bounded by it", async () => {
-  const { s, marker } = setup(["--handshake-timeout", "300"]);
+  // A deadline a loaded machine's node start-up fits in, and a turn (40 chunks 50 ms apart) longer than it.
+  const { s, marker } = setup(["--handshake-timeout", "1500"]);
   const sid = await s.open(fakeAgentSpec(marker));
-  const r = await s.ok("session/prompt", { sessionId: sid, text: "slow:10" });
+  const t0 = Date.now();
+  const r = await s.ok("session/prompt", { sessionId: sid, text: "slow:40" });
   assert.equal(r.stopReason, "endTurn");
+  assert.ok(Date.now() - t0 >= 1500, "the turn outlasted the handshake deadline");
   await s.ok("session/close", { sessionId: sid });
   assert.equal(await s.end(), 0);
 });

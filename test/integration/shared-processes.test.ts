@@ -284,14 +284,15 @@ test("R-SHARE-2: a shared process that dies under an open's session/new fails th
 
 test("R-SHARE-1: a session/new that hangs on a shared process fails that open initialize_failed at the handshake deadline; the process and its other session go on", async () => {
   const { s, marker } = setup();
-  const spec = { ...sharedSpec(marker, { maxSessions: 4 }, ["--hang-second-session"]), handshakeTimeoutMs: 500 } as AgentSpec;
+  const spec = { ...sharedSpec(marker, { maxSessions: 4 }, ["--hang-second-session"]), handshakeTimeoutMs: 2000 } as AgentSpec;
   const first = await s.ok("session/open", { spec });
   const t0 = Date.now();
   const r = await s.call("session/open", { spec });
   assert.equal(r.error?.data?.code, "initialize_failed", JSON.stringify(r.error ?? r.result));
   assert.equal(r.error?.data?.retryable, true);
-  assert.match(r.error?.data?.detail ?? "", /did not answer session\/new within 500 ms/);
-  assert.ok(Date.now() - t0 < 5_000, `the deadline held (${Date.now() - t0} ms)`);
+  assert.match(r.error?.data?.detail ?? "", /did not answer session\/new within 2000 ms/);
+  // Measured from below (a load delays, never hastens), and bounded well above.
+  assert.ok(Date.now() - t0 >= 1950 && Date.now() - t0 < 15_000, `the deadline held (${Date.now() - t0} ms)`);
   const after = await s.ok("session/prompt", { sessionId: first.sessionId, text: "text:still here" });
   assert.match(after.text, /still here/);
   assert.equal(processesWithMarker(marker).length, 1, "the shared process was not stopped for one session's deadline");
