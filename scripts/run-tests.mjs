@@ -2,6 +2,9 @@
 // Runs node's test runner on the compiled tests (*.test.js) under the given folders or
 // files, e.g. `node scripts/run-tests.mjs test/unit test/agents/mocks.test.ts`. Paths are
 // source paths; the compiled files live under dist/. Flags (--test-name-pattern=…) pass through.
+// Unless a real agent's suite is among them, the sidecars the tests start cap their stop
+// graces at 300 ms (A4AA_TEST_GRACE_MS, read by src/supervise/supervised-process.ts): a fake
+// agent that ignores EOF or SIGTERM then costs a moment, not seconds. Set it to change that.
 import { readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -39,6 +42,8 @@ if (!files.length) {
 // Markers of this run start with its id, so that another run on the same machine (a second
 // checkout's tests) is never taken for this one's leftovers.
 const run = process.env.A4AA_TEST_RUN || `r${randomBytes(4).toString("hex")}`;
+const realAgents = files.some((f) => /[/\\]test[/\\](real|agents)[/\\]/.test(f));
+const grace = process.env.A4AA_TEST_GRACE_MS ?? (realAgents ? undefined : "300");
 const hasReporter = passthrough.some((a) => a.startsWith("--test-reporter"));
 const r = spawnSync(
   process.execPath,
@@ -46,11 +51,14 @@ const r = spawnSync(
     "--test",
     `--test-concurrency=${process.env.A4AA_TEST_CONCURRENCY ?? 2}`,
     "--test-timeout=120000",
-    ...(hasReporter ? [] : ["--test-reporter=spec"]),
+    // The spec reporter, and the slowest files at the end (scripts/test-times.mjs).
+    ...(hasReporter
+      ? []
+      : ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${path.join(root, "scripts/test-times.mjs")}`, "--test-reporter-destination=stdout"]),
     ...passthrough,
     ...files,
   ],
-  { stdio: "inherit", cwd: root, env: { ...process.env, A4AA_TEST_RUN: run } },
+  { stdio: "inherit", cwd: root, env: { ...process.env, A4AA_TEST_RUN: run, ...(grace ? { A4AA_TEST_GRACE_MS: grace } : {}) } },
 );
 // Every test tags the processes it starts (an A4AA_*_MARKER variable in their environment);
 // after the whole run none may be left, whichever test started it.

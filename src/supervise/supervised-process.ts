@@ -50,6 +50,12 @@ const TRACK_MS = 1000;
 const pollMs = () => Math.max(POLL_MS, Math.ceil(live.size / 10));
 const DEFAULT_STOP: Required<StopOptions> = { stdinGraceMs: 1500, termGraceMs: 2000, killGraceMs: 3000 };
 
+// The test suites' one hook into the ladder: A4AA_TEST_GRACE_MS caps the stdin and SIGTERM
+// graces, so that a test whose agent ignores EOF or SIGTERM does not wait out seconds.
+const TEST_GRACE_MS = Number(process.env.A4AA_TEST_GRACE_MS) || undefined;
+const testGraces = (o: StopOptions): StopOptions =>
+  TEST_GRACE_MS ? { ...o, stdinGraceMs: Math.min(o.stdinGraceMs ?? 1500, TEST_GRACE_MS), termGraceMs: Math.min(o.termGraceMs ?? 2000, TEST_GRACE_MS) } : o;
+
 // Every tree not yet stopped. If the sidecar itself dies (a bug, an uncaught error), the
 // 'exit' hook still kills them: no agent outlives the sidecar.
 const live = new Set<SupervisedProcess>();
@@ -184,7 +190,7 @@ export abstract class SupervisedProcess {
     const o = this.stopOpts;
     // The first caller's options (defaults filled in); a later caller's only where it names a shorter one.
     const pick = (k: keyof StopOptions) => (o ? Math.min(o[k], opts[k] ?? Infinity) : (opts[k] ?? DEFAULT_STOP[k]));
-    this.stopOpts = { stdinGraceMs: pick("stdinGraceMs"), termGraceMs: pick("termGraceMs"), killGraceMs: pick("killGraceMs") };
+    this.stopOpts = testGraces({ stdinGraceMs: pick("stdinGraceMs"), termGraceMs: pick("termGraceMs"), killGraceMs: pick("killGraceMs") }) as Required<StopOptions>;
     if (o) this.wakeLadder();
     this.stopping ??= this.ladder();
     noteCleanup(this.stopping);

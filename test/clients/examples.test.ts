@@ -16,8 +16,8 @@ const files = existsSync(DIR)
   ? readdirSync(DIR).flatMap((type) => (existsSync(path.join(DIR, type)) ? readdirSync(path.join(DIR, type)).filter((f) => f.endsWith(".json")).sort().map((f) => [type, f] as const) : []))
   : [];
 
-test("schema/examples holds examples", (t) => {
-  if (!files.length) t.skip("no examples yet");
+test("schema/examples holds examples", () => {
+  assert.ok(files.length > 0, `no examples under ${DIR}: the shared examples are missing (npm run codegen writes them)`);
 });
 
 for (const [type, file] of files) {

@@ -53,6 +53,25 @@ export async function waitGone(find: () => number[], timeoutMs = 5000): Promise<
   return left;
 }
 
+/** Polls `pred` every 20 ms until it holds; throws after `timeoutMs` (for what no event announces). */
+export async function poll(pred: () => boolean, timeoutMs = 10_000, what = "a condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The process ignores SIGTERM (its SigIgn mask in /proc): a shell's `trap '' TERM` has run. */
+export function ignoresTerm(pid: number): boolean {
+  try {
+    const m = /SigIgn:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return !!m && ((BigInt(`0x${m[1]}`) >> 14n) & 1n) === 1n;
+  } catch {
+    return false;
+  }
+}
+
 export function killAll(pids: number[]): void {
   for (const pid of pids) {
     try {

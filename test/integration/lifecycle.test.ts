@@ -47,11 +47,12 @@ test("R-CANCEL-1: an agent that ignores cancel is settled cancelled after the gr
   const sid = await s.open(fakeAgentSpec(marker));
   const p = s.call("session/prompt", { sessionId: sid, text: "ignore-cancel" });
   await s.waitFor(() => s.events(sid).length >= 1);
-  const t0 = Date.now();
   await s.ok("session/cancel", { sessionId: sid });
   const r = await p;
   assert.equal(r.result.stopReason, "cancelled");
-  assert.ok(Date.now() - t0 < 2000);
+  // The agent streams for 10 s more: the turn was settled by the grace timer, which says so.
+  assert.ok(s.events(sid).length < 100, `settled after the agent's ${s.events(sid).length} of 100 chunks`);
+  assert.match(s.stderr, /did not end the cancelled turn within 300 ms/);
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
@@ -89,8 +90,8 @@ test("R-CLOSE-1: close during a turn settles it cancelled, ends the whole tree, 
 test("R-CLOSE-1: an agent that does not acknowledge within the grace period ends the turn with session_closed", async () => {
   const { s, marker } = setup(["--cancel-grace", "300"]);
   const sid = await s.open(fakeAgentSpec(marker));
-  const p = s.call("session/prompt", { sessionId: sid, text: "hang" });
-  await new Promise((r) => setTimeout(r, 100));
+  const p = s.call("session/prompt", { sessionId: sid, text: "text:busy;hang" });
+  await s.waitFor(() => s.events(sid).length >= 1, 10_000, "the agent to take the prompt");
   assert.ok((await s.call("session/close", { sessionId: sid })).result.processes, "close answers its counts (R-SUP-6)");
   const r = await p;
   assert.equal(r.error!.data.code, "session_closed");
@@ -102,10 +103,11 @@ test("R-CLOSE-1: an agent that does not acknowledge within the grace period ends
 test("R-CLOSE-2/R-PROMPT-2: concurrent closes all wait for the one cleanup; prompts during closing fail session_closing", async () => {
   const { s, marker } = setup(["--cancel-grace", "400"]);
   const sid = await s.open(fakeAgentSpec(marker));
-  const p = s.call("session/prompt", { sessionId: sid, text: "hang" });
-  await new Promise((r) => setTimeout(r, 50));
+  const p = s.call("session/prompt", { sessionId: sid, text: "text:busy;hang" });
+  await s.waitFor(() => s.events(sid).length >= 1, 10_000, "the agent to take the prompt");
   const closes = [s.call("session/close", { sessionId: sid }), s.call("session/close", { sessionId: sid })];
-  await new Promise((r) => setTimeout(r, 50));
+  // The closes are on their way (the sidecar reads its input in order): a prompt written
+  // after them finds the session closing, whatever the load.
   const during = await s.call("session/prompt", { sessionId: sid, text: "text:x" });
   assert.equal(during.error!.data.code, "session_closing");
   const [a, b] = await Promise.all(closes);

@@ -33,7 +33,12 @@ async function finish(p: TmuxPane, marker: string, passed: boolean): Promise<voi
   }
 }
 
-describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? false : "tmux is not installed" }, () => {
+// tmux is a prerequisite of the suite (CI installs it): without it this fails, it does not skip.
+test("tmux is installed (a4aa run is tested in a real terminal)", () => {
+  assert.ok(tmuxInstalled(), "tmux is not installed: install it (apt-get install tmux) to test a4aa run in a terminal");
+});
+
+describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? false : "tmux is not installed (see the failing test above)" }, () => {
   test("a permission answered with a key, a slow turn cancelled with Ctrl-C, the session goes on, Ctrl-D ends it", T, async () => {
     const marker = newMarker();
     let passed = false;

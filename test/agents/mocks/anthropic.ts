@@ -2,9 +2,11 @@
 // (SSE or JSON), `POST /v1/messages/count_tokens`, `GET /v1/models`, `HEAD /`.
 import type http from "node:http";
 import {
+  answeredCommon,
+  offersTools,
+  type ApiErrors,
   approxTokens,
   chunkText,
-  delayUnlessClosed,
   sendJson,
   startMockServer,
   StreamWriter,
@@ -21,22 +23,18 @@ import {
 
 export type { ModelMock } from "./common.js";
 
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  529: "overloaded_error",
+const ERRORS: ApiErrors = {
+  types: { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error" },
+  fallback: "api_error",
+  body: (_r, message, type) => ({ type: "error", error: { type, message } }),
+  headers: (r, ctx) => ({
+    "request-id": `req_mock_${ctx.counter()}`,
+    ...(r.status === 429 || r.status === 529 || r.status >= 500 ? { "x-should-retry": "false" } : {}),
+  }),
 };
 
 /** A main turn is a `/v1/messages` request that offers tools (auxiliary ones, e.g. titles, offer none). */
-export function anthropicIsMain(req: RecordedRequest): boolean {
-  const tools = req.body?.tools;
-  return Array.isArray(tools) && tools.length > 0;
-}
+export const anthropicIsMain = offersTools;
 
 /** The shell tool's name and input for a command: Claude Code's `Bash`. */
 function shellCall(req: RecordedRequest, command: string): { name: string; input: Record<string, unknown> } {
@@ -85,19 +83,7 @@ async function serveMessages(req: RecordedRequest, res: http.ServerResponse, ctx
     r = { type: "text", text: "Mock reply" };
     req.served = "aux-text";
   }
-  if (r.type === "custom") return r.handle(req, res);
-  if (r.type === "error") {
-    const headers: Record<string, string> = { "request-id": `req_mock_${ctx.counter()}` };
-    if (r.retryAfter !== undefined) headers["retry-after"] = String(r.retryAfter);
-    if (r.status === 429 || r.status === 529 || r.status >= 500) headers["x-should-retry"] = "false";
-    sendJson(
-      res,
-      r.status,
-      { type: "error", error: { type: r.errorType ?? ERROR_TYPES[r.status] ?? "api_error", message: r.message ?? "Mock error" } },
-      headers,
-    );
-    return;
-  }
+  if (await answeredCommon(r, req, res, ctx, ERRORS)) return;
   const model = String(req.body?.model ?? "claude-mock");
   const id = `msg_mock_${ctx.counter()}`;
   const inputTokens = approxTokens(req.body?.messages);
@@ -106,9 +92,6 @@ async function serveMessages(req: RecordedRequest, res: http.ServerResponse, ctx
   const usage = { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const signature = "bW9jay1zaWduYXR1cmU="; // "mock-signature"
 
-  if (r.type === "slow" && r.firstByteDelayMs) {
-    if (!(await delayUnlessClosed(res, r.firstByteDelayMs))) return;
-  }
 
   if (req.body?.stream !== true) {
     const content = blocks.map((b) =>

@@ -382,6 +382,40 @@ export function delayUnlessClosed(res: http.ServerResponse, ms: number): Promise
   });
 }
 
+/** A main turn offers tools; auxiliary requests (session titles, JSON checks…) offer none. */
+export function offersTools(req: RecordedRequest): boolean {
+  const tools = req.body?.tools;
+  return Array.isArray(tools) && tools.length > 0;
+}
+
+/** How an API answers an error: its type names by HTTP status and its JSON body. */
+export interface ApiErrors {
+  types: Record<number, string>;
+  fallback: string;
+  body(r: ErrorReply, message: string, type: string): unknown;
+  headers?(r: ErrorReply, ctx: HandlerContext): Record<string, string>;
+}
+
+/**
+ * What every mock does before a reply of its own form: a custom reply writes itself, an
+ * error goes out as the API's error JSON (with retry-after when asked), a slow reply waits
+ * for its first byte. True when the response is done (or the client went away).
+ */
+export async function answeredCommon(r: Reply, req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext, errors: ApiErrors): Promise<boolean> {
+  if (r.type === "custom") {
+    await r.handle(req, res);
+    return true;
+  }
+  if (r.type === "error") {
+    const headers: Record<string, string> = { ...errors.headers?.(r, ctx) };
+    if (r.retryAfter !== undefined) headers["retry-after"] = String(r.retryAfter);
+    sendJson(res, r.status, errors.body(r, r.message ?? "Mock error", r.errorType ?? errors.types[r.status] ?? errors.fallback), headers);
+    return true;
+  }
+  if (r.type === "slow" && r.firstByteDelayMs) return !(await delayUnlessClosed(res, r.firstByteDelayMs));
+  return false;
+}
+
 export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const s = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(s)), ...headers });

@@ -4,9 +4,10 @@
 // `:countTokens`, `GET /v1beta/models`.
 import type http from "node:http";
 import {
+  answeredCommon,
+  type ApiErrors,
   approxTokens,
   chunkText,
-  delayUnlessClosed,
   sendJson,
   startMockServer,
   StreamWriter,
@@ -24,14 +25,10 @@ import {
 
 export type { ModelMock } from "./common.js";
 
-const STATUS: Record<number, string> = {
-  400: "INVALID_ARGUMENT",
-  401: "UNAUTHENTICATED",
-  403: "PERMISSION_DENIED",
-  404: "NOT_FOUND",
-  429: "RESOURCE_EXHAUSTED",
-  500: "INTERNAL",
-  503: "UNAVAILABLE",
+const ERRORS: ApiErrors = {
+  types: { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE" },
+  fallback: "UNKNOWN",
+  body: (r, message, status) => ({ error: { code: r.status, message, status } }),
 };
 
 function declaredTools(req: RecordedRequest): string[] {
@@ -64,9 +61,6 @@ function modelOf(req: RecordedRequest): string {
   return m ? m[1] : "gemini-mock";
 }
 
-function errorBody(status: number, message?: string, errorType?: string) {
-  return { error: { code: status, message: message ?? "Mock error", status: errorType ?? STATUS[status] ?? "UNKNOWN" } };
-}
 
 async function serveStream(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
   const main = ctx.isMain ? ctx.isMain(req) : geminiIsMain(req);
@@ -77,15 +71,7 @@ async function serveStream(req: RecordedRequest, res: http.ServerResponse, ctx: 
     req.served = "aux-text";
     r = { type: "text", text: "Mock reply" };
   }
-  if (r.type === "custom") return r.handle(req, res);
-  if (r.type === "error") {
-    const h: Record<string, string> = r.retryAfter !== undefined ? { "retry-after": String(r.retryAfter) } : {};
-    sendJson(res, r.status, errorBody(r.status, r.message, r.errorType), h);
-    return;
-  }
-  if (r.type === "slow" && r.firstByteDelayMs) {
-    if (!(await delayUnlessClosed(res, r.firstByteDelayMs))) return;
-  }
+  if (await answeredCommon(r, req, res, ctx, ERRORS)) return;
   const modelVersion = modelOf(req);
   const responseId = `mock-${ctx.counter()}`;
   const w = new StreamWriter(res);
@@ -132,8 +118,7 @@ function serveGenerate(req: RecordedRequest, res: http.ServerResponse, ctx: Hand
   // Scripted only when the test says so (isMain); otherwise an auxiliary JSON or text answer.
   if (ctx.isMain?.(req)) {
     const r = ctx.next();
-    if (r.type === "custom") return r.handle(req, res);
-    if (r.type === "error") return sendJson(res, r.status, errorBody(r.status, r.message, r.errorType));
+    if (r.type === "custom" || r.type === "error") return answeredCommon(r, req, res, ctx, ERRORS).then(() => undefined);
     const text = r.type === "text" || r.type === "thinking" ? r.text : r.type === "slow" ? r.chunks.join("") : "";
     const parts =
       r.type === "tool" ? [{ functionCall: { name: r.name ?? "run_shell_command", args: r.args ?? { command: r.command } } }] : [{ text }];
@@ -212,6 +197,6 @@ export function startGeminiMock(script?: Script | MockOptions): Promise<ModelMoc
       return;
     }
     req.served = "404";
-    sendJson(res, 404, errorBody(404, `mock: no route for ${req.method} ${req.path}`));
+    sendJson(res, 404, ERRORS.body({ type: "error", status: 404 }, `mock: no route for ${req.method} ${req.path}`, ERRORS.types[404]));
   }, geminiImages);
 }

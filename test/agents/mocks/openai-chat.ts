@@ -2,9 +2,11 @@
 // (SSE when `stream` is true, else JSON), `GET /v1/models`.
 import type http from "node:http";
 import {
+  answeredCommon,
+  offersTools,
+  type ApiErrors,
   approxTokens,
   chunkText,
-  delayUnlessClosed,
   sendJson,
   shellArgs,
   startMockServer,
@@ -22,21 +24,16 @@ import {
 
 export type { ModelMock } from "./common.js";
 
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "invalid_request_error",
-  403: "permission_denied",
-  404: "not_found",
-  429: "rate_limit_exceeded",
-  500: "server_error",
-  503: "server_error",
+/** OpenAI's error answers (Chat Completions and Responses alike). */
+export const OPENAI_ERRORS: ApiErrors = {
+  types: { 400: "invalid_request_error", 401: "invalid_request_error", 403: "permission_denied", 404: "not_found", 429: "rate_limit_exceeded", 500: "server_error", 503: "server_error" },
+  fallback: "server_error",
+  body: (r, message, type) => ({ error: { message, type, param: null, code: r.errorType ?? null } }),
+  headers: (_r, ctx) => ({ "x-request-id": `req_mock_${ctx.counter()}` }),
 };
 
 /** A main turn offers tools; auxiliary requests (session titles, JSON checks) offer none. */
-export function chatIsMain(req: RecordedRequest): boolean {
-  const tools = req.body?.tools;
-  return Array.isArray(tools) && tools.length > 0;
-}
+export const chatIsMain = offersTools;
 
 function shellCall(req: RecordedRequest, command: string): { name: string; args: Record<string, unknown> } {
   const tools: any[] = Array.isArray(req.body?.tools) ? req.body.tools : [];
@@ -96,28 +93,7 @@ async function serveChat(req: RecordedRequest, res: http.ServerResponse, ctx: Ha
       r = { type: "text", text: "Mock title" };
     }
   }
-  if (r.type === "custom") return r.handle(req, res);
-  if (r.type === "error") {
-    const headers: Record<string, string> = { "x-request-id": `req_mock_${ctx.counter()}` };
-    if (r.retryAfter !== undefined) headers["retry-after"] = String(r.retryAfter);
-    sendJson(
-      res,
-      r.status,
-      {
-        error: {
-          message: r.message ?? "Mock error",
-          type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error",
-          param: null,
-          code: r.errorType ?? null,
-        },
-      },
-      headers,
-    );
-    return;
-  }
-  if (r.type === "slow" && r.firstByteDelayMs) {
-    if (!(await delayUnlessClosed(res, r.firstByteDelayMs))) return;
-  }
+  if (await answeredCommon(r, req, res, ctx, OPENAI_ERRORS)) return;
   const p = partsFor(r, req, ctx);
   const id = `chatcmpl-mock-${ctx.counter()}`;
   const model = String(req.body?.model ?? "mock-model");

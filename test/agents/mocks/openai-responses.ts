@@ -1,9 +1,11 @@
 // Mock of the OpenAI Responses API (Codex, codex-acp): `POST /v1/responses` (SSE), `GET /v1/models`.
 import type http from "node:http";
+import { OPENAI_ERRORS } from "./openai-chat.js";
 import {
+  answeredCommon,
+  offersTools,
   approxTokens,
   chunkText,
-  delayUnlessClosed,
   sendJson,
   startMockServer,
   StreamWriter,
@@ -20,25 +22,13 @@ import {
 
 export type { ModelMock } from "./common.js";
 
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "invalid_request_error",
-  403: "permission_denied",
-  404: "not_found",
-  429: "rate_limit_exceeded",
-  500: "server_error",
-  503: "server_error",
-};
 
 function toolName(t: any): string {
   return String(t?.name ?? t?.function?.name ?? t?.type ?? "");
 }
 
 /** A main turn offers tools; auxiliary requests (titles, summaries…) offer none. */
-export function responsesIsMain(req: RecordedRequest): boolean {
-  const tools = req.body?.tools;
-  return Array.isArray(tools) && tools.length > 0;
-}
+export const responsesIsMain = offersTools;
 
 /** Picks the shell tool the request offers and builds its arguments from its schema. */
 export function responsesShellCall(req: RecordedRequest, command: string): { name: string; args: Record<string, unknown> } {
@@ -57,28 +47,7 @@ async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ct
     r = { type: "text", text: "Mock reply" };
     req.served = "aux-text";
   }
-  if (r.type === "custom") return r.handle(req, res);
-  if (r.type === "error") {
-    const headers: Record<string, string> = { "x-request-id": `req_mock_${ctx.counter()}` };
-    if (r.retryAfter !== undefined) headers["retry-after"] = String(r.retryAfter);
-    sendJson(
-      res,
-      r.status,
-      {
-        error: {
-          message: r.message ?? "Mock error",
-          type: r.errorType ?? ERROR_TYPES[r.status] ?? "server_error",
-          param: null,
-          code: r.errorType ?? null,
-        },
-      },
-      headers,
-    );
-    return;
-  }
-  if (r.type === "slow" && r.firstByteDelayMs) {
-    if (!(await delayUnlessClosed(res, r.firstByteDelayMs))) return;
-  }
+  if (await answeredCommon(r, req, res, ctx, OPENAI_ERRORS)) return;
   const model = String(req.body?.model ?? "gpt-mock");
   const respId = `resp_mock_${ctx.counter()}`;
   const w = new StreamWriter(res, 200, { "content-type": "text/event-stream; charset=utf-8", "x-request-id": `req_mock_${ctx.counter()}` });

@@ -178,7 +178,7 @@ export const rpcChecks: Check[] = [
       const h = ctx.start();
       const s = await h.open(ctx.rpc());
       assert.equal(s.capabilities.lane, "rpc");
-      assert.match(s.nativeSessionId ?? "", /^thr_conf_\d+$/);
+      assert.match(s.nativeSessionId ?? "", /^thr_fake_\d+$/);
       assert.equal(s.agentInfo, null);
       const r = await h.api.sessionPrompt({ sessionId: s.sessionId, text: "text:hello world" });
       assert.equal(r.stopReason, "endTurn");

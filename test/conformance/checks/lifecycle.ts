@@ -94,7 +94,7 @@ export const lifecycleChecks: Check[] = [
       const sid = (await h.open(ctx.rpc())).sessionId;
       const e = await h.fail("session/prompt", { sessionId: sid, text: "crash" }, "agent_exited");
       assert.equal(e.data?.uncertainEffect, true);
-      assert.match(e.data?.detail ?? "", /fake-app-server: boom/);
+      assert.match(e.data?.detail ?? "", /fake-app-server: crashing mid-turn/);
       assert.ok((await h.api.sessionClose({ sessionId: sid })).processes);
       assert.equal(await h.end(), 0);
       assertClean(ctx, null, "the end");

@@ -13,7 +13,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** The project's scriptable fake ACP agent (test/fixtures/acp/fake-agent.ts), compiled. */
 export const ACP_AGENT = path.resolve(here, "../../fixtures/acp/fake-agent.js");
 /** The suite's own fakes. */
-export const RPC_AGENT = path.resolve(here, "../agents/fake-app-server.js");
+export const RPC_AGENT = path.resolve(here, "../../fixtures/rpc/fake-app-server.js");
 export const CLI_AGENT = path.resolve(here, "../agents/fake-cli.js");
 
 /** The name of a variable the implementation runs with and no agent may ever see. */

@@ -48,18 +48,31 @@ const T = { timeout: TEST_TIMEOUT_MS };
 
 const bodyText = (mock: ModelMock, i: number): string => JSON.stringify(mock.mainRequests()[i]?.body ?? null);
 
-export type RealCase = "text" | "thinking" | "tool" | "resume" | "cancel" | "error" | "selectors" | "permission";
+export const REAL_CASES = ["text", "thinking", "tool", "resume", "cancel", "error", "selectors", "permission"] as const;
+export type RealCase = (typeof REAL_CASES)[number];
+
+/** The cases a driver's suite must run (test/unit/real-suites.test.ts checks each has a file). */
+export function casesFor(cfg: RealConfig): RealCase[] {
+  return REAL_CASES.filter((c) => c !== "permission" || cfg.asks);
+}
 
 /**
  * One `describe` per driver and file. `only` picks the cases of this file: the test runner
  * bounds each file to 120 s, and a real CLI turn can take tens of seconds on a busy machine.
+ * A picked case that does not apply to the driver is a failing test, never silently dropped.
  */
-export function realSuite(cfg: RealConfig, only?: readonly RealCase[]): void {
-  const skip = ((..._args: unknown[]) => undefined) as unknown as typeof it;
-  const maybe = (key: RealCase) => (only && !only.includes(key) ? skip : it);
+export function realSuite(cfg: RealConfig, only: readonly RealCase[] = REAL_CASES): void {
+  const none = ((..._args: unknown[]) => undefined) as unknown as typeof it;
+  const maybe = (key: RealCase) => (only.includes(key) ? it : none);
+  for (const c of only.filter((c) => !casesFor(cfg).includes(c))) {
+    it(`cli lane, ${cfg.driver} driver: case "${c}" was asked for but does not apply to this driver`, () => {
+      assert.fail(`the ${cfg.driver} driver's config has no ${c} case (asks: ${cfg.asks}): remove the file or fix the config`);
+    });
+  }
   const installed = agentsInstalled([cfg.agent]);
   const version = installed ? pinnedVersions()[cfg.npmPackage] : "not installed";
   describe(`cli lane, ${cfg.driver} driver, real ${cfg.npmPackage}@${version}${only ? ` (${only.join(", ")})` : ""}`, { skip: installed ? false : INSTALL_HINT, timeout: SUITE_TIMEOUT_MS }, () => {
+    // The real CLIs keep the real stop graces (no A4AA_TEST_GRACE_MS from the runner).
     const withHost = sharedHost();
 
     async function withAgent(script: Reply[], fn: (e: Env) => Promise<void>): Promise<void> {
@@ -99,7 +112,9 @@ export function realSuite(cfg: RealConfig, only?: readonly RealCase[]): void {
         const out = await prompt(h, s.sessionId, "Think first.");
         assert.equal(out.text, "Thought it over.");
         const thoughts = text(h.eventsOf(s.sessionId), "thoughtChunk");
+        // A CLI that shows no thinking is checked for that too: should it start showing it, the config says so.
         if (cfg.thoughts) assert.match(thoughts, /Pondering/);
+        else assert.equal(thoughts, "", `${cfg.driver} now shows the model's thinking: set thoughts: true in cli-configs.ts`);
       }));
 
     maybe("tool")("a shell tool call and its result", T, () =>
@@ -178,7 +193,7 @@ export function realSuite(cfg: RealConfig, only?: readonly RealCase[]): void {
         assert.ok(cfg.modelSeen(mock, run.model), `the API saw model ${run.model}`);
       }));
 
-    if (cfg.asks) {
+    if (casesFor(cfg).includes("permission")) {
       maybe("permission")("R-PERM-1: a permission request is relayed to the host: once allowed, once denied", T, () =>
         withAgent(
           [reply.shell("touch allowed.txt"), reply.text("Made it."), reply.shell("touch denied.txt"), reply.text("Was refused.")],

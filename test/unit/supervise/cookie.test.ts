@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { AGENT_COOKIE_VAR, newCookie, processesWithCookie, sidecarCookiePrefix } from "../../../src/supervise/cookie.js";
-import { newMarker } from "../../helpers/procs.js";
+import { newMarker, poll } from "../../helpers/procs.js";
 
 test("R-SUP-5: processesWithCookie finds a process by its exact cookie, and every cookie of this sidecar by the prefix", async () => {
   const a = newCookie();
@@ -14,7 +14,8 @@ test("R-SUP-5: processesWithCookie finds a process by its exact cookie, and ever
   const kids = [spawn("sleep", ["30"], { env: env(a) }), spawn("sleep", ["30"], { env: env(b) }), spawn("sleep", ["30"], { env: env(`${a}0`) })];
   try {
     await Promise.all(kids.map((k) => new Promise((r) => k.once("spawn", r))));
-    await new Promise((r) => setTimeout(r, 50)); // past exec: the environ is the child's own
+    // Past exec: the environ read from /proc is the child's own.
+    await poll(() => kids.every((k) => processesWithCookie(sidecarCookiePrefix(), true).some((p) => p.pid === k.pid)), 10_000, "the children's exec");
     assert.deepEqual(processesWithCookie(a).map((p) => p.pid), [kids[0].pid]);
     assert.deepEqual(processesWithCookie(b).map((p) => p.pid), [kids[1].pid]);
     const all = processesWithCookie(sidecarCookiePrefix(), true).map((p) => p.pid);
