@@ -68,6 +68,9 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
+    // The host went away and closing overran its deadline: the exit hook of src/supervise
+    // SIGKILLs every agent group still running, the guard ends what left them.
+    abandon: (code) => process.exit(code),
     agents: { list: (probe) => catalog.list(probe) },
     onHostLine: recording?.hostLine,
     createSessions: (host) =>
@@ -84,8 +87,14 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         recording,
       }),
   });
+  // Everything is closed: the process ends now even if a dependency left a handle open
+  // (a sidecar whose host is gone must not linger).
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
   return code;
 }
+
+/** After shutdown, how long the process may take to end by itself. */
+const EXIT_GRACE_MS = 2000;
 
 /** `--record DIR`: created if needed (mode 0700); it must be writable. */
 function openRecording(dir: string, logger: Logger): Recording {
