@@ -64,7 +64,7 @@ async function killHostMidTurn(host: ChildProcess, marker: string, signal: NodeJ
     const sidecars = marked.filter((p) => / serve\b/.test(cmdline(p)));
     assert.equal(sidecars.length, 1, `one sidecar expected among ${marked.map((p) => `${p}: ${cmdline(p)}`).join("; ")}`);
     assert.ok(
-      marked.some((p) => cmdline(p).includes("example-agent.js")),
+      marked.some((p) => /example-agent\.js|fake-agent\.js/.test(cmdline(p))),
       "the agent runs",
     );
     guards.push(...processesMentioning("guard-main.js").filter((p) => parentPid(p) === sidecars[0]));
@@ -90,6 +90,15 @@ const spawnHost = (program: string, args: string[], env: NodeJS.ProcessEnv = pro
 test("R-SUP-4: a killed TypeScript host (clients/ts, sidecar stderr piped): no sidecar, agent or guard is left after 5 s", async () => {
   const marker = newMarker();
   await killHostMidTurn(spawnHost(process.execPath, [path.join(ROOT, "dist/test/fixtures/hosts/ts-host.js"), SIDECAR, AGENT, marker]), marker, "SIGKILL");
+});
+
+test("R-SUP-4: a killed host whose agent ignores cancel, stdin EOF and SIGTERM: the sidecar ends it within the deadline, nothing is left after 5 s", async () => {
+  // Closing would wait out the cancel grace (10 s) and the stop ladder: once a write to the
+  // gone host failed, the sidecar gives it HOST_GONE_DEADLINE_MS, then exits (its exit hook
+  // SIGKILLs the agent's group).
+  const marker = newMarker();
+  const fake = path.join(ROOT, "dist/test/fixtures/acp/fake-agent.js");
+  await killHostMidTurn(spawnHost(process.execPath, [path.join(ROOT, "dist/test/fixtures/hosts/ts-host.js"), SIDECAR, fake, marker, "ignore-cancel", "--stubborn"]), marker, "SIGKILL");
 });
 
 test("R-SUP-4: a killed Python host (clients/python, sidecar stderr piped): no sidecar, agent or guard is left after 5 s", async () => {
