@@ -12,6 +12,7 @@ import { packageVersion } from "../version.js";
 import { AgentCatalog } from "../catalog/catalog.js";
 import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
+import { enableReclaim } from "../transport/reclaim.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -49,6 +50,9 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   const cancelGraceMs = ms("cancel-grace");
   const handshakeTimeoutMs = ms("handshake-timeout");
   const logger = createLogger(level, undefined, secrets.redact);
+  // Big frames are followed by a full collection: the sidecar's peak RSS stays a small
+  // multiple of the frame (measured in bench/README.md). The sidecar's own choice, never the client's.
+  enableReclaim();
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
