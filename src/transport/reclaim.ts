@@ -35,3 +35,17 @@ export function reclaimMemory(): void {
 export function reclaimYoung(): void {
   gc?.({ type: "minor" });
 }
+
+/** Every this many characters written by the sidecar, its RSS is looked at. */
+const LOOK_EVERY_CHARS = 32 * 1024 * 1024;
+/** Above this RSS, a look runs a full collection: a flood of mid-sized events is garbage V8 would let grow to several times what is live. */
+const SOFT_RSS_BYTES = 192 * 1024 * 1024;
+let sinceLook = 0;
+
+/** `chars` more characters went out (NdjsonWriter): now and then, collect if memory grew (when enabled). */
+export function noteWritten(chars: number): void {
+  sinceLook += chars;
+  if (sinceLook < LOOK_EVERY_CHARS) return;
+  sinceLook = 0;
+  if (gc && process.memoryUsage.rss() > SOFT_RSS_BYTES) gc();
+}
