@@ -14,6 +14,7 @@ import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
 import { setMaxAgentProcesses } from "../supervise/capacity.js";
 import { sweepLeftovers } from "../supervise/temp-files.js";
+import { enableReclaim } from "../transport/reclaim.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -62,6 +63,9 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // Temporary folders of sidecars that died without cleaning up (their guard killed too).
   const swept = sweepLeftovers();
   if (swept.length) logger.info(`removed ${swept.length} temporary folder(s) left by sidecars that are gone: ${swept.join(", ")}`);
+  // Big frames are followed by a full collection: the sidecar's peak RSS stays a small
+  // multiple of the frame (measured in bench/README.md). The sidecar's own choice, never the client's.
+  enableReclaim();
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -81,6 +85,9 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
+    // The host went away and closing overran its deadline: the exit hook of src/supervise
+    // SIGKILLs every agent group still running, the guard ends what left them.
+    abandon: (code) => process.exit(code),
     agents: { list: (probe) => catalog.list(probe) },
     onHostLine: recording?.hostLine,
     createSessions: (host) =>
@@ -97,8 +104,14 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         recording,
       }),
   });
+  // Everything is closed: the process ends now even if a dependency left a handle open
+  // (a sidecar whose host is gone must not linger).
+  setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
   return code;
 }
+
+/** After shutdown, how long the process may take to end by itself. */
+const EXIT_GRACE_MS = 2000;
 
 /** `--record DIR`: created if needed (mode 0700); it must be writable. */
 function openRecording(dir: string, logger: Logger): Recording {

@@ -81,8 +81,9 @@ export class Journal {
 const TEXT_EVENT_OVERHEAD = 40;
 
 function approximateBytes(event: AgentEvent): number {
-  // UTF-16 length: equal to the UTF-8 size for ASCII, within 3x otherwise. Text events are
-  // nearly all of a stream: counted without serializing them a second time.
-  if (event.type === "messageChunk" || event.type === "thoughtChunk" || event.type === "stderr") return event.text.length + TEXT_EVENT_OVERHEAD;
+  // Text events are nearly all of a stream: counted without serializing them a second time,
+  // by their UTF-8 size (as serialized; the UTF-16 length undercounts other scripts 3×, and
+  // the journal then held three times its bound of such text).
+  if (event.type === "messageChunk" || event.type === "thoughtChunk" || event.type === "stderr") return Buffer.byteLength(event.text) + TEXT_EVENT_OVERHEAD;
   return JSON.stringify(event).length;
 }

@@ -1,6 +1,12 @@
 // `a4aa serve`: reads the host's NDJSON from `input`, dispatches JSON-RPC, and is the
 // only writer of `output`. Shutdown (stdin EOF, SIGTERM, SIGINT) closes every session
 // and resolves with the process exit code.
+//
+// A host that is gone — a write to its stdout or to the stderr it reads failed (EPIPE) —
+// shuts the sidecar down the same way, within a deadline: nobody waits for the turns'
+// outcomes any more, and a sidecar must not outlive its host by more than R-SUP-4's 5 s.
+// If closing overruns HOST_GONE_DEADLINE_MS, `abandon` ends the process with whatever is
+// still running (the process's exit hook SIGKILLs every agent group, the guard the rest).
 import type { Readable, Writable } from "node:stream";
 import type { HostToSidecarMethod, ParamsOf, ResultOf } from "../../generated/ts/methods.js";
 import { METHODS, SCHEMA_VERSION, isMethodName } from "../../generated/ts/methods.js";
@@ -30,7 +36,18 @@ export interface ServerOptions {
   onHostLine?: (dir: "in" | "out", line: string) => void;
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
+  /** Shutdown once the host is gone may take this long before `abandon` (default HOST_GONE_DEADLINE_MS). */
+  hostGoneDeadlineMs?: number;
+  /** Shutdown after the host went away overran its deadline: end the process now, with `code`. */
+  abandon?: (code: number) => void;
 }
+
+/**
+ * Once the host is known to be gone, how long closing may take before the sidecar ends
+ * with whatever is left: with the guard's SIGTERM + SIGKILL of stragglers after it, well
+ * within R-SUP-4's 5 s.
+ */
+export const HOST_GONE_DEADLINE_MS = 2500;
 
 type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
 
@@ -52,10 +69,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     },
     onEnd: () => void shutdown("stdin closed"),
     // R-HOSTILE-4: a host channel that cannot be written is as gone as one at EOF.
-    onWriteError: (e) => {
-      logger.error(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message}): shutting down as on stdin EOF`);
-      void shutdown(`stdout failed: ${e.message}`);
-    },
+    onWriteError: (e) => hostGone(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message})`),
     requireVersion: true,
     writeVersion: true,
     allowBatch: true,
@@ -115,6 +129,23 @@ export function runServer(opts: ServerOptions): Promise<number> {
     return (handlers[m] as (p: unknown) => unknown)(params);
   }
 
+  // The host is gone: shut down, and end the process if that takes too long.
+  let gone = false;
+  let deadline: NodeJS.Timeout | undefined;
+  const hostGone = (why: string) => {
+    if (gone) return;
+    gone = true;
+    logger.error(`${why}: the host is gone; shutting down`);
+    const ms = opts.hostGoneDeadlineMs ?? HOST_GONE_DEADLINE_MS;
+    deadline = setTimeout(() => {
+      logger.error(`closing the sessions took over ${ms} ms after the host went away: ending the sidecar with what is left`);
+      opts.abandon?.(1);
+    }, ms);
+    void shutdown(why);
+  };
+  // The stderr the host reads failed: it is gone too (and nothing more is logged).
+  const stopWatchingLog = logger.onFailed((e) => hostGone(`writing to stderr failed (${(e as NodeJS.ErrnoException).code ?? e.message})`));
+
   return new Promise<number>((resolve) => {
     let shuttingDown = false;
     shutdown = async (why: string) => {
@@ -134,6 +165,8 @@ export function runServer(opts: ServerOptions): Promise<number> {
       }
       await peer.flush();
       if (!clean) logger.error("at least one agent process tree could not be cleaned up; exiting with status 1");
+      clearTimeout(deadline);
+      stopWatchingLog();
       removeLastResort();
       resolve(clean ? 0 : 1);
     };

@@ -2,7 +2,7 @@
 // reader of the stream falls behind, the writer's FlowGate closes so that producers
 // (agent stdout readers) pause until the stream drains.
 import type { Writable } from "node:stream";
-import { reclaimMemory } from "./reclaim.js";
+import { noteWritten, reclaimMemory } from "./reclaim.js";
 import { hasBigString, jsonPieces, serialize, textSlices } from "./serialize.js";
 
 type Listener = (open: boolean) => void;
@@ -144,6 +144,7 @@ export class NdjsonWriter {
       return;
     }
     this.bytesWritten += json.length + 1;
+    noteWritten(json.length);
     this.onLine?.(json);
     if (!this.batching) {
       if (!this.stream.write(json + "\n")) this.gate.set(false);

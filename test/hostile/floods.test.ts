@@ -133,6 +133,21 @@ for (const record of [false, true]) {
   });
 }
 
+test(`R-HOSTILE-2: 768 MiB of 16 KiB message chunks (mid-sized events, the journal full): every chunk is an event, peak RSS under ${RSS_BOUND >> 20} MiB`, async () => {
+  // 49,152 events: V8 lets the garbage of mid-sized events grow to several times what is
+  // live (645 MiB before the sidecar collected on its own every 32 MiB written).
+  const { h, marker } = setup(false);
+  const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
+  const r = await h.ok("session/prompt", { sessionId: sid, text: "chunks:768:16" });
+  assert.equal(h.counts.get("messageChunk"), 768 * 64);
+  assert.ok(r.text.endsWith(TRUNCATED_MARKER));
+  const rss = peakRss(h.proc.pid!);
+  console.log(`768 MiB flood of 16 KiB chunks: sidecar VmHWM ${rss >> 20} MiB`);
+  assert.ok(rss < RSS_BOUND, `peak RSS ${rss >> 20} MiB`);
+  assert.equal(await h.end(), 0);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
 test(`R-HOSTILE-2: 24 terminals each asking for 64 MiB of output and printing it: past the 256 MiB budget they are refused, peak RSS under ${RSS_BOUND >> 20} MiB`, async () => {
   const { h, marker } = setup(false);
   const sid = (await h.ok("session/open", { spec: hostileSpec(marker) })).sessionId;
