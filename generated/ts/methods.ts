@@ -4,7 +4,7 @@
 import type * as T from "./types.js";
 
 export const PROTOCOL = "a4aa.v1";
-export const SCHEMA_VERSION = "1.2.0";
+export const SCHEMA_VERSION = "1.3.0";
 
 export type Direction = "hostToSidecar" | "sidecarToHost";
 

@@ -25,33 +25,34 @@ class ErrorCodeInfo(NamedTuple):
     rpc_code: int
     message: str
     retryable: bool
+    ends_session: bool
 
 
 ERROR_CODES: Dict[str, ErrorCodeInfo] = {
-    "invalid_params": ErrorCodeInfo(-32602, "Invalid params", False),
-    "unknown_session": ErrorCodeInfo(-32001, "Unknown session", False),
-    "unsupported_selector": ErrorCodeInfo(-32000, "Unsupported selector", False),
-    "env_refused": ErrorCodeInfo(-32000, "Environment refused", False),
-    "spawn_failed": ErrorCodeInfo(-32000, "Spawn failed", False),
-    "initialize_failed": ErrorCodeInfo(-32000, "Initialize failed", False),
-    "auth_required": ErrorCodeInfo(-32000, "Authentication required", False),
-    "turn_in_progress": ErrorCodeInfo(-32000, "Turn in progress", True),
-    "session_closing": ErrorCodeInfo(-32000, "Session closing", False),
-    "session_closed": ErrorCodeInfo(-32000, "Session closed", False),
-    "agent_exited": ErrorCodeInfo(-32000, "Agent exited", False),
-    "agent_failed": ErrorCodeInfo(-32000, "Agent failed", False),
-    "agent_protocol_error": ErrorCodeInfo(-32000, "Agent protocol error", False),
-    "output_limit": ErrorCodeInfo(-32000, "Output limit exceeded", False),
-    "cleanup_failed": ErrorCodeInfo(-32000, "Cleanup failed", True),
-    "peer_closed": ErrorCodeInfo(-32000, "Peer closed", False),
-    "frame_too_large": ErrorCodeInfo(-32600, "Frame too large", False),
-    "parse_error": ErrorCodeInfo(-32700, "Parse error", False),
-    "invalid_utf8": ErrorCodeInfo(-32700, "Invalid UTF-8", False),
-    "invalid_request": ErrorCodeInfo(-32600, "Invalid Request", False),
-    "method_not_found": ErrorCodeInfo(-32601, "Method not found", False),
-    "internal_error": ErrorCodeInfo(-32603, "Internal error", False),
-    "unknown_agent": ErrorCodeInfo(-32000, "Unknown agent", False),
-    "unsupported_content": ErrorCodeInfo(-32000, "Unsupported content", False),
+    "invalid_params": ErrorCodeInfo(-32602, "Invalid params", False, False),
+    "unknown_session": ErrorCodeInfo(-32001, "Unknown session", False, True),
+    "unsupported_selector": ErrorCodeInfo(-32000, "Unsupported selector", False, False),
+    "env_refused": ErrorCodeInfo(-32000, "Environment refused", False, False),
+    "spawn_failed": ErrorCodeInfo(-32000, "Spawn failed", False, False),
+    "initialize_failed": ErrorCodeInfo(-32000, "Initialize failed", False, False),
+    "auth_required": ErrorCodeInfo(-32000, "Authentication required", False, False),
+    "turn_in_progress": ErrorCodeInfo(-32000, "Turn in progress", True, False),
+    "session_closing": ErrorCodeInfo(-32000, "Session closing", False, True),
+    "session_closed": ErrorCodeInfo(-32000, "Session closed", False, True),
+    "agent_exited": ErrorCodeInfo(-32000, "Agent exited", False, True),
+    "agent_failed": ErrorCodeInfo(-32000, "Agent failed", False, False),
+    "agent_protocol_error": ErrorCodeInfo(-32000, "Agent protocol error", False, False),
+    "output_limit": ErrorCodeInfo(-32000, "Output limit exceeded", False, False),
+    "cleanup_failed": ErrorCodeInfo(-32000, "Cleanup failed", True, False),
+    "peer_closed": ErrorCodeInfo(-32000, "Peer closed", False, True),
+    "frame_too_large": ErrorCodeInfo(-32600, "Frame too large", False, False),
+    "parse_error": ErrorCodeInfo(-32700, "Parse error", False, False),
+    "invalid_utf8": ErrorCodeInfo(-32700, "Invalid UTF-8", False, False),
+    "invalid_request": ErrorCodeInfo(-32600, "Invalid Request", False, False),
+    "method_not_found": ErrorCodeInfo(-32601, "Method not found", False, False),
+    "internal_error": ErrorCodeInfo(-32603, "Internal error", False, False),
+    "unknown_agent": ErrorCodeInfo(-32000, "Unknown agent", False, False),
+    "unsupported_content": ErrorCodeInfo(-32000, "Unsupported content", False, False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
 
