@@ -11,11 +11,12 @@ import { RpcResponseError } from "../transport/json-rpc.js";
 import type { LaneContext } from "./lane.js";
 import { forwardStderr } from "./stderr-events.js";
 import { whenStdoutEndsWithoutExit } from "./stdout-eof.js";
+import { DEFAULTS } from "../../generated/ts/limits.js";
 
 export type AgentPhase = "handshake" | "ready" | "closing";
 
 /** How long an agent has to complete its handshake when neither spec nor `serve` says. */
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS: number = DEFAULTS.AcpAgentSpec.handshakeTimeoutMs;
 /** Non-JSON stdout lines kept (outside turns) for an error's detail, and logged at warn. */
 const NOISE_KEPT = 10;
 const NOISE_WARNED = 20;

@@ -3,9 +3,10 @@
 // take, both before the turn starts.
 import type { ContentBlock, ContentCapabilities, SessionPromptParams } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
+import { LIMITS } from "../../generated/ts/limits.js";
 
 /** Decoded images above this are `invalid_params` (R-CONTENT-2). */
-export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+export const MAX_IMAGE_BYTES: number = LIMITS.imageMaxBytes;
 
 /** What a lane gets for one turn: the text of the prompt and all of its blocks. */
 export interface PromptContent {

@@ -8,9 +8,10 @@ import { createHash } from "node:crypto";
 import type { ShareOptions } from "../../generated/ts/types.js";
 import { A4aaError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { DEFAULTS } from "../../generated/ts/limits.js";
 
-export const DEFAULT_MAX_SESSIONS = 8;
-export const DEFAULT_IDLE_MS = 30_000;
+export const DEFAULT_MAX_SESSIONS: number = DEFAULTS.ShareOptions.maxSessions;
+export const DEFAULT_IDLE_MS: number = DEFAULTS.ShareOptions.idleMs;
 
 export interface PooledProcess {
   /** False once the process died or is stopping. */

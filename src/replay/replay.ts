@@ -6,8 +6,8 @@ import { createInterface } from "node:readline";
 import { parseTranscript, type ParsedTranscript } from "../journal/transcript.js";
 import { Dialog, type ReplayIo, type ReplayOptions, type Substitutions } from "./dialog.js";
 import { recordedTurns, replayTurn } from "./per-turn.js";
+import { SESSION_PROCESS_DRIVERS } from "../../generated/ts/limits.js";
 
-const STREAM_JSON_DRIVERS = new Set(["claudeCode", "qwen"]);
 
 export function loadTranscript(file: string): ParsedTranscript {
   let text: string;
@@ -22,7 +22,7 @@ export function loadTranscript(file: string): ParsedTranscript {
 /** Whether the recorded session ran one process per turn. */
 export function isPerTurn(t: ParsedTranscript): boolean {
   const spec = t.header.spec as { lane?: string; driver?: string };
-  return spec?.lane === "cli" && !STREAM_JSON_DRIVERS.has(String(spec.driver));
+  return spec?.lane === "cli" && !(SESSION_PROCESS_DRIVERS as readonly string[]).includes(String(spec.driver));
 }
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {

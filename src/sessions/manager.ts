@@ -21,8 +21,9 @@ import { AgentCatalog } from "../catalog/catalog.js";
 import { specForOpen } from "../catalog/open.js";
 import type { HostChannel } from "./host-channel.js";
 import { Session, type SessionTimings } from "./session.js";
+import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
 export interface SessionManagerOptions {
   host: HostChannel;
@@ -52,7 +53,7 @@ export class SessionManager implements SessionService {
   readonly pool: SharedPool;
 
   constructor(private readonly o: SessionManagerOptions) {
-    this.timings = { cancelGraceMs: 10_000, ...o.timings };
+    this.timings = { cancelGraceMs: LIMITS.cancelGraceMs, ...o.timings };
     this.pool = new SharedPool(o.logger);
   }
 

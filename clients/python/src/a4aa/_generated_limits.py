@@ -16,6 +16,15 @@ LIMIT_HISTORY_MAX_EVENTS = 10000
 LIMIT_HISTORY_MAX_BYTES = 67108864
 """`session/history` keeps at least a session's last this many bytes of events (64 MiB, each event as serialized), or `historyMaxEvents` of them, whichever is smaller. (bytes)"""
 
+LIMIT_TURN_TEXT_MAX_CODE_UNITS = 67108864
+"""`TurnOutcome.text` holds at most this many UTF-16 code units of the turn's messages (64 Mi); beyond it the text is cut and ends with the line `[a4aa: the turn's text was cut here…` (R-HOSTILE-2). (codeUnits)"""
+
+LIMIT_CANCEL_GRACE_MS = 10000
+"""How long a cancelled turn waits for the agent's own answer before it is settled `cancelled` anyway and a late answer dropped; the default of `a4aa serve --cancel-grace`. (milliseconds)"""
+
+LIMIT_VERSION_PROBE_MS = 5000
+"""`agents/list {probe: true}` gives each installed program's `--version` this long. (milliseconds)"""
+
 LIMIT_IMAGE_MAX_BYTES = 20971520
 """The largest image a prompt's `ImageContent` may hold, decoded (20 MiB); a larger one is `invalid_params`. (bytes)"""
 
