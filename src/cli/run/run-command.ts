@@ -1,7 +1,7 @@
 // `a4aa run`: a person's client for any agent: one turn with a prompt, an interactive session
 // without one (on a terminal), or the a4aa.v1 events as NDJSON with --json.
 import { createInterface } from "node:readline";
-import { A4aaError, type PermissionRequest, type PermissionResponse, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
+import { A4aaError, currentSelectorValue, offeredValues, type PermissionRequest, type PermissionResponse, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
 import { ERROR_CODES, type ErrorCodeInfo } from "../../../generated/ts/errors.js";
 import { UsageError } from "../args.js";
 import { AttachError, attachment, describeAttachment } from "./attachments.js";
@@ -423,20 +423,8 @@ class TerminalRun {
   }
 }
 
-/** The ids an agent offered for a selector, from its session state (ACP modes, config options). */
+/** The ids an agent offered for a selector and the current one, read as the sidecar reads them (the client's session-state helpers). */
 function offered(state: SessionState | null, kind: "mode" | "model"): { ids: string[]; current?: string } {
   if (!state) return { ids: [] };
-  if (kind === "mode" && state.modes) {
-    const m = state.modes as { currentModeId?: string; availableModes?: { id: string }[] };
-    return { ids: (m.availableModes ?? []).map((x) => x.id), current: m.currentModeId };
-  }
-  const opt = (state.configOptions ?? []).find((c) => (c as { category?: string }).category === kind) as
-    | { currentValue?: string; options?: { value: string }[] }
-    | undefined;
-  if (opt) return { ids: (opt.options ?? []).map((x) => x.value), current: opt.currentValue };
-  if (kind === "model" && state.models) {
-    const m = state.models as { currentModelId?: string; availableModels?: { modelId: string }[] };
-    return { ids: (m.availableModels ?? []).map((x) => x.modelId), current: m.currentModelId };
-  }
-  return { ids: [] };
+  return { ids: offeredValues(state, kind), current: currentSelectorValue(state, kind) };
 }

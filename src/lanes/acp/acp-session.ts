@@ -28,7 +28,7 @@ import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-proc
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
-import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
+import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
 
 export const ACP_PROTOCOL_VERSION = 1;
@@ -108,7 +108,7 @@ export class AcpLaneSession implements LaneSession {
   private acted = false;
   private readonly agent: AcpChannel;
   private readonly toolCalls = new Map<string, ToolCallMemory>();
-  private readonly state: AcpSessionState = {};
+  private readonly state: SessionState = {};
   private readonly fs: ConfinedFs | null;
   private readonly terminals: Terminals | null;
   private lastCostUsd: number | undefined;
@@ -180,9 +180,9 @@ export class AcpLaneSession implements LaneSession {
       this.agent.bind(answer.sessionId);
     }
     const a = answer as { modes?: unknown; models?: unknown; configOptions?: unknown };
-    if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as AcpSessionState["modes"];
-    if (a.models && typeof a.models === "object") this.state.models = a.models as AcpSessionState["models"];
-    if (Array.isArray(a.configOptions)) this.state.configOptions = a.configOptions as AcpSessionState["configOptions"];
+    if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as SessionState["modes"];
+    if (a.models && typeof a.models === "object") this.state.models = a.models as SessionState["models"];
+    if (Array.isArray(a.configOptions)) this.state.configOptions = a.configOptions as SessionState["configOptions"];
 
     for (const kind of ["mode", "model", "effort"] as SelectorKind[]) {
       const value = this.ctx.options[kind];
@@ -207,9 +207,9 @@ export class AcpLaneSession implements LaneSession {
       },
     };
     const st: SessionState = {};
-    if (this.state.modes) st.modes = this.state.modes as SessionState["modes"];
-    if (this.state.models) st.models = this.state.models as SessionState["models"];
-    if (this.state.configOptions) st.configOptions = this.state.configOptions as unknown as SessionState["configOptions"];
+    if (this.state.modes) st.modes = this.state.modes;
+    if (this.state.models) st.models = this.state.models;
+    if (this.state.configOptions) st.configOptions = this.state.configOptions;
     this.sessionState = st;
     this.agent.ready();
   }
@@ -223,7 +223,7 @@ export class AcpLaneSession implements LaneSession {
         errors.unsupportedSelector(stage, `the agent refused ${kind} ${JSON.stringify(value)}: ${e.message}`),
       )) ?? {};
     markCurrent(this.state, kind, value);
-    if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as AcpSessionState["configOptions"];
+    if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as SessionState["configOptions"];
   }
 
   checkTurn(input: TurnInput): void {
