@@ -17,7 +17,7 @@ import { PermissionBroker } from "./permissions.js";
 const MESSAGE_SEPARATOR = "\n\n";
 const MAX_REMEMBERED_TOOL_CALLS = 10_000;
 
-export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
+export type SessionPhase = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
 
 export interface SessionTimings {
   /** After a cancel is delivered, how long the agent has to settle the turn. Default 10 s. */
@@ -55,7 +55,7 @@ export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "new
 
 export class Session {
   readonly id: string;
-  private stateNow: SessionState = "opening";
+  private stateNow: SessionPhase = "opening";
   private lane: LaneSession | null = null;
   private opening: Promise<LaneSession> | null = null;
   /** Aborted when closing starts; lanes see it as ctx.signal. */
@@ -82,7 +82,7 @@ export class Session {
     });
   }
 
-  get state(): SessionState {
+  get state(): SessionPhase {
     return this.stateNow;
   }
 
