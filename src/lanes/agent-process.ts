@@ -109,7 +109,7 @@ export class AgentProcess {
       this.noiseSection() +
       (tail ? `\nstderr tail:\n${tail}` : "\n(no stderr output)");
     // Retryable: a slow start may succeed next time. The agent had our line as input: it may have acted.
-    this.die(new A4aaError("initialize_failed", "initialize", detail, { retryable: true, uncertainEffect: true }), `no handshake within ${ms} ms`);
+    this.die(errors.initializeFailed("initialize", detail, { retryable: true, uncertainEffect: true }), `no handshake within ${ms} ms`);
   }
 
   /** A stdout line that is not JSON-RPC: a raw event during a turn, kept for the detail otherwise; logged. */
@@ -174,7 +174,7 @@ export class AgentProcess {
     if (handshake) void answered.then(() => (this.awaiting = null), () => undefined);
     return answered.catch((e: unknown) => {
       if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
-        throw new A4aaError("session_closed", "open", `the session was closed while ${this.o.name} was starting`);
+        throw errors.sessionClosed("open", `the session was closed while ${this.o.name} was starting`);
       }
       throw refused ? fromPeerError(e, refused) : e;
     });
@@ -192,7 +192,7 @@ export class AgentProcess {
     this.phase = "closing";
     const othersClean = first ? await first() : true;
     const r = await this.proc.stop();
-    const closed = new A4aaError("session_closed", "close", "the session was closed");
+    const closed = errors.sessionClosed("close", "the session was closed");
     this.link.close(closed);
     this.o.onEnd?.(closed);
     if (r.clean && othersClean) return { clean: true };

@@ -6,7 +6,7 @@
 // counts, keeps and ends processes.
 import { createHash } from "node:crypto";
 import type { ShareOptions } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { DEFAULTS } from "../../generated/ts/limits.js";
 
@@ -88,7 +88,7 @@ export class SharedPool {
    */
   async acquire<T extends PooledProcess>(key: string, share: ShareOptions, start: () => Promise<T>): Promise<Lease<T>> {
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) throw new A4aaError("session_closed", "open", "the sidecar is shutting down");
+      if (this.closed) throw errors.sessionClosed("open", "the sidecar is shutting down");
       let entry = [...this.entries].find((e) => e.key === key && !e.dead && e.holders < e.maxSessions);
       entry ??= this.start(key, share, start);
       entry.holders++;
@@ -110,7 +110,7 @@ export class SharedPool {
 
   /** Makes `count` live processes exist for `key`; answers when every one is ready. */
   async prewarm(key: string, share: ShareOptions, start: () => Promise<PooledProcess>, count: number): Promise<{ processes: number; started: number }> {
-    if (this.closed) throw new A4aaError("session_closed", "open", "the sidecar is shutting down");
+    if (this.closed) throw errors.sessionClosed("open", "the sidecar is shutting down");
     const have = [...this.entries].filter((e) => e.key === key && !e.dead);
     const fresh: Entry[] = [];
     for (let i = have.length; i < count; i++) fresh.push(this.start(key, share, start));

@@ -6,7 +6,7 @@
 // briefly for the bind.
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { A4aaError, RpcErrorCode } from "../errors.js";
+import { A4aaError, RpcErrorCode, errors } from "../errors.js";
 import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
@@ -242,9 +242,7 @@ export class SharedChannel implements LaneChannel {
         ? setTimeout(() => {
             this.pending.delete(reject);
             reject(
-              new A4aaError(
-                "initialize_failed",
-                "initialize",
+              errors.initializeFailed("initialize",
                 `the shared agent did not answer ${method} within ${ms} ms; a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout`,
                 { retryable: true, uncertainEffect: true },
               ),
@@ -287,7 +285,7 @@ export class SharedChannel implements LaneChannel {
 
   async close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
     if (this.closed) return { clean: true };
-    this.closed = new A4aaError("session_closed", "close", "the session was closed");
+    this.closed = errors.sessionClosed("close", "the session was closed");
     const othersClean = first ? await first() : true;
     const id = this.nativeId;
     const bye = id !== null && this.shared.alive ? this.goodbye?.(id) : null;

@@ -105,7 +105,7 @@ export class SessionManager implements SessionService {
     } catch {
       // reported below
     }
-    if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
+    if (!isDir) throw errors.invalidParams("open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
     secrets.add(mcpLiterals(params.options?.mcpServers));
@@ -187,9 +187,7 @@ export class SessionManager implements SessionService {
   async prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
     const { spec } = this.resolve(params);
     if ((spec.lane !== "acp" && spec.lane !== "rpc") || !spec.share) {
-      throw new A4aaError(
-        "invalid_params",
-        "open",
+      throw errors.invalidParams("open",
         `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
       );
     }

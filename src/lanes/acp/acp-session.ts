@@ -75,13 +75,13 @@ export async function acpInitialize(
       clientInfo: { name: o.clientName, version: o.clientVersion },
     },
     "initialize",
-    (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+    (e) => errors.initializeFailed("initialize", `initialize: ${e.message}`),
   );
   if (!validateInitializeResponse(init)) {
-    throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
+    throw errors.initializeFailed("initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
   }
   if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
-    throw new A4aaError("initialize_failed", "initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
+    throw errors.initializeFailed("initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
   }
   let agentInfo: AgentInfo | null = null;
   const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
@@ -160,7 +160,7 @@ export class AcpLaneSession implements LaneSession {
     const refused: Refusal = (e) =>
       e.code === ACP_AUTH_REQUIRED || looksLikeAuthFailure(e.message)
         ? authFailure(spec, "initialize", `${e.method}: ${e.message}`)
-        : new A4aaError("initialize_failed", "initialize", e.message);
+        : errors.initializeFailed("initialize", e.message);
     let answer: A.NewSessionResponse;
     if (this.ctx.resume) {
       if (!canResume && !canLoad) {
@@ -174,7 +174,7 @@ export class AcpLaneSession implements LaneSession {
     } else {
       answer = await this.agent.request<A.NewSessionResponse>("session/new", sessionParams, "initialize", refused);
       if (!validateNewSessionResponse(answer)) {
-        throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
+        throw errors.initializeFailed("initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
       }
       this.nativeSessionId = answer.sessionId;
       this.agent.bind(answer.sessionId);

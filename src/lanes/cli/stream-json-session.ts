@@ -166,7 +166,7 @@ export class StreamJsonSession implements LaneSession {
         }),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () => reject(new A4aaError("initialize_failed", "initialize", `${spec.command.program} did not answer initialize within ${INIT_TIMEOUT_MS} ms`)),
+            () => reject(errors.initializeFailed("initialize", `${spec.command.program} did not answer initialize within ${INIT_TIMEOUT_MS} ms`)),
             INIT_TIMEOUT_MS,
           );
         }),
@@ -175,7 +175,7 @@ export class StreamJsonSession implements LaneSession {
         throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
       }
       if (answer.subtype === "error") {
-        throw new A4aaError("initialize_failed", "initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
+        throw errors.initializeFailed("initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
       }
     } catch (e) {
       await this.stopProcess(0);
