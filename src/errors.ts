@@ -84,11 +84,12 @@ export const errors = {
   ...errorConstructors((code, stage, detail, opts) => new A4aaError(code, stage, detail, opts)),
   unknownSession: (sessionId: unknown, stage: ErrorStage) =>
     new A4aaError("unknown_session", stage, `no session ${JSON.stringify(sessionId)}`),
-  spawnFailed: (detail: string) => new A4aaError("spawn_failed", "spawn", detail),
+  spawnFailed: (detail: string, opts?: ErrorOptions) => new A4aaError("spawn_failed", "spawn", detail, opts),
   peerClosed: (stage: ErrorStage, detail = "the transport closed before an answer arrived") =>
     new A4aaError("peer_closed", stage, detail),
-  agentExited: (stage: ErrorStage, detail: string) =>
-    new A4aaError("agent_exited", stage, detail, { uncertainEffect: true }),
+  /** Uncertain effect unless the caller knows better (the agent died before it had the prompt). */
+  agentExited: (stage: ErrorStage, detail: string, opts: ErrorOptions = { uncertainEffect: true }) =>
+    new A4aaError("agent_exited", stage, detail, opts),
   agentFailed: (stage: ErrorStage, detail: string, uncertainEffect = true) =>
     new A4aaError("agent_failed", stage, detail, { uncertainEffect }),
   agentProtocol: (stage: ErrorStage, detail: string) =>

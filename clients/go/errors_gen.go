@@ -23,38 +23,39 @@ const (
 
 // ErrorCodeInfo is what the schema says of an error code: its JSON-RPC code and message.
 type ErrorCodeInfo struct {
-	RPCCode   int
-	Message   string
-	Retryable bool
+	RPCCode     int
+	Message     string
+	Retryable   bool
+	EndsSession bool
 }
 
 // ErrorCodes holds every error code of the schema (ErrorCode's x-error-codes).
 var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
-	ErrorCodeInvalidParams:       {RPCCode: -32602, Message: "Invalid params", Retryable: false},
-	ErrorCodeUnknownSession:      {RPCCode: -32001, Message: "Unknown session", Retryable: false},
-	ErrorCodeUnsupportedSelector: {RPCCode: -32000, Message: "Unsupported selector", Retryable: false},
-	ErrorCodeEnvRefused:          {RPCCode: -32000, Message: "Environment refused", Retryable: false},
-	ErrorCodeSpawnFailed:         {RPCCode: -32000, Message: "Spawn failed", Retryable: false},
-	ErrorCodeInitializeFailed:    {RPCCode: -32000, Message: "Initialize failed", Retryable: false},
-	ErrorCodeAuthRequired:        {RPCCode: -32000, Message: "Authentication required", Retryable: false},
-	ErrorCodeTurnInProgress:      {RPCCode: -32000, Message: "Turn in progress", Retryable: true},
-	ErrorCodeSessionClosing:      {RPCCode: -32000, Message: "Session closing", Retryable: false},
-	ErrorCodeSessionClosed:       {RPCCode: -32000, Message: "Session closed", Retryable: false},
-	ErrorCodeAgentExited:         {RPCCode: -32000, Message: "Agent exited", Retryable: false},
-	ErrorCodeAgentFailed:         {RPCCode: -32000, Message: "Agent failed", Retryable: false},
-	ErrorCodeAgentProtocolError:  {RPCCode: -32000, Message: "Agent protocol error", Retryable: false},
-	ErrorCodeOutputLimit:         {RPCCode: -32000, Message: "Output limit exceeded", Retryable: false},
-	ErrorCodeCleanupFailed:       {RPCCode: -32000, Message: "Cleanup failed", Retryable: true},
-	ErrorCodePeerClosed:          {RPCCode: -32000, Message: "Peer closed", Retryable: false},
-	ErrorCodeFrameTooLarge:       {RPCCode: -32600, Message: "Frame too large", Retryable: false},
-	ErrorCodeParseError:          {RPCCode: -32700, Message: "Parse error", Retryable: false},
-	ErrorCodeInvalidUtf8:         {RPCCode: -32700, Message: "Invalid UTF-8", Retryable: false},
-	ErrorCodeInvalidRequest:      {RPCCode: -32600, Message: "Invalid Request", Retryable: false},
-	ErrorCodeMethodNotFound:      {RPCCode: -32601, Message: "Method not found", Retryable: false},
-	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false},
-	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false},
-	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false},
-	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true},
+	ErrorCodeInvalidParams:       {RPCCode: -32602, Message: "Invalid params", Retryable: false, EndsSession: false},
+	ErrorCodeUnknownSession:      {RPCCode: -32001, Message: "Unknown session", Retryable: false, EndsSession: true},
+	ErrorCodeUnsupportedSelector: {RPCCode: -32000, Message: "Unsupported selector", Retryable: false, EndsSession: false},
+	ErrorCodeEnvRefused:          {RPCCode: -32000, Message: "Environment refused", Retryable: false, EndsSession: false},
+	ErrorCodeSpawnFailed:         {RPCCode: -32000, Message: "Spawn failed", Retryable: false, EndsSession: false},
+	ErrorCodeInitializeFailed:    {RPCCode: -32000, Message: "Initialize failed", Retryable: false, EndsSession: false},
+	ErrorCodeAuthRequired:        {RPCCode: -32000, Message: "Authentication required", Retryable: false, EndsSession: false},
+	ErrorCodeTurnInProgress:      {RPCCode: -32000, Message: "Turn in progress", Retryable: true, EndsSession: false},
+	ErrorCodeSessionClosing:      {RPCCode: -32000, Message: "Session closing", Retryable: false, EndsSession: true},
+	ErrorCodeSessionClosed:       {RPCCode: -32000, Message: "Session closed", Retryable: false, EndsSession: true},
+	ErrorCodeAgentExited:         {RPCCode: -32000, Message: "Agent exited", Retryable: false, EndsSession: true},
+	ErrorCodeAgentFailed:         {RPCCode: -32000, Message: "Agent failed", Retryable: false, EndsSession: false},
+	ErrorCodeAgentProtocolError:  {RPCCode: -32000, Message: "Agent protocol error", Retryable: false, EndsSession: false},
+	ErrorCodeOutputLimit:         {RPCCode: -32000, Message: "Output limit exceeded", Retryable: false, EndsSession: false},
+	ErrorCodeCleanupFailed:       {RPCCode: -32000, Message: "Cleanup failed", Retryable: true, EndsSession: false},
+	ErrorCodePeerClosed:          {RPCCode: -32000, Message: "Peer closed", Retryable: false, EndsSession: true},
+	ErrorCodeFrameTooLarge:       {RPCCode: -32600, Message: "Frame too large", Retryable: false, EndsSession: false},
+	ErrorCodeParseError:          {RPCCode: -32700, Message: "Parse error", Retryable: false, EndsSession: false},
+	ErrorCodeInvalidUtf8:         {RPCCode: -32700, Message: "Invalid UTF-8", Retryable: false, EndsSession: false},
+	ErrorCodeInvalidRequest:      {RPCCode: -32600, Message: "Invalid Request", Retryable: false, EndsSession: false},
+	ErrorCodeMethodNotFound:      {RPCCode: -32601, Message: "Method not found", Retryable: false, EndsSession: false},
+	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false, EndsSession: false},
+	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false, EndsSession: false},
+	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false, EndsSession: false},
+	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true, EndsSession: false},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".

@@ -3149,7 +3149,8 @@ func (v RpcAgentSpec) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
-// CliDriver: Which CLI the `cli` lane drives.
+// CliDriver: Which CLI the `cli` lane drives. `x-session-process` lists the drivers whose program
+// takes every turn of the session (stream-json); the others start one process per turn.
 type CliDriver string
 
 const CliDriverClaudeCode CliDriver = "claudeCode"
@@ -5358,14 +5359,470 @@ func (v AgentInfo) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// SessionMode: (1.3) ACP `SessionMode`.
+type SessionMode struct {
+	ID string `json:"id"`
+
+	Name *string `json:"name,omitempty"`
+
+	Description *string `json:"description,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionMode(raw json.RawMessage) (SessionMode, error) {
+	m, err := objectOf(raw, "SessionMode")
+	if err != nil {
+		return SessionMode{}, err
+	}
+	return decodeSessionModeFields(m)
+}
+
+func decodeSessionModeFields(m map[string]json.RawMessage) (SessionMode, error) {
+	var v SessionMode
+	var err error
+	if raw, ok := m["id"]; ok {
+		if v.ID, err = decString(raw); err != nil {
+			return v, fieldError("SessionMode", "id", err)
+		}
+	} else {
+		return v, missingField("SessionMode", "id")
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionMode", "name", err)
+		}
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = nullableOf(decString)(raw); err != nil {
+			return v, fieldError("SessionMode", "description", err)
+		}
+	}
+	v.Extra = extraFields(m, "id", "name", "description")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionMode strictly: required fields, types, consts are checked.
+func (v *SessionMode) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionMode(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionMode) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("id", v.ID)
+	if v.Name != nil {
+		w.field("name", v.Name)
+	}
+	if v.Description != nil {
+		w.field("description", v.Description)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionModeState: (1.3) ACP `SessionModeState`: the modes the agent offers and the current one.
+type SessionModeState struct {
+	CurrentModeID *string `json:"currentModeId,omitempty"`
+
+	AvailableModes []SessionMode `json:"availableModes,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionModeState(raw json.RawMessage) (SessionModeState, error) {
+	m, err := objectOf(raw, "SessionModeState")
+	if err != nil {
+		return SessionModeState{}, err
+	}
+	return decodeSessionModeStateFields(m)
+}
+
+func decodeSessionModeStateFields(m map[string]json.RawMessage) (SessionModeState, error) {
+	var v SessionModeState
+	var err error
+	if raw, ok := m["currentModeId"]; ok {
+		if v.CurrentModeID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionModeState", "currentModeId", err)
+		}
+	}
+	if raw, ok := m["availableModes"]; ok {
+		if v.AvailableModes, err = sliceOf(decodeSessionMode)(raw); err != nil {
+			return v, fieldError("SessionModeState", "availableModes", err)
+		}
+	}
+	v.Extra = extraFields(m, "currentModeId", "availableModes")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionModeState strictly: required fields, types, consts are checked.
+func (v *SessionModeState) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionModeState(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionModeState) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.CurrentModeID != nil {
+		w.field("currentModeId", v.CurrentModeID)
+	}
+	if v.AvailableModes != nil {
+		w.field("availableModes", v.AvailableModes)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// ModelInfo: (1.3) ACP's legacy (unstable) `ModelInfo`.
+type ModelInfo struct {
+	ModelID string `json:"modelId"`
+
+	Name *string `json:"name,omitempty"`
+
+	Description *string `json:"description,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeModelInfo(raw json.RawMessage) (ModelInfo, error) {
+	m, err := objectOf(raw, "ModelInfo")
+	if err != nil {
+		return ModelInfo{}, err
+	}
+	return decodeModelInfoFields(m)
+}
+
+func decodeModelInfoFields(m map[string]json.RawMessage) (ModelInfo, error) {
+	var v ModelInfo
+	var err error
+	if raw, ok := m["modelId"]; ok {
+		if v.ModelID, err = decString(raw); err != nil {
+			return v, fieldError("ModelInfo", "modelId", err)
+		}
+	} else {
+		return v, missingField("ModelInfo", "modelId")
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("ModelInfo", "name", err)
+		}
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = nullableOf(decString)(raw); err != nil {
+			return v, fieldError("ModelInfo", "description", err)
+		}
+	}
+	v.Extra = extraFields(m, "modelId", "name", "description")
+	return v, nil
+}
+
+// UnmarshalJSON decodes ModelInfo strictly: required fields, types, consts are checked.
+func (v *ModelInfo) UnmarshalJSON(data []byte) error {
+	r, err := decodeModelInfo(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v ModelInfo) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("modelId", v.ModelID)
+	if v.Name != nil {
+		w.field("name", v.Name)
+	}
+	if v.Description != nil {
+		w.field("description", v.Description)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionModelState: (1.3) ACP's legacy (unstable) `SessionModelState`: the models the agent
+// offers and the current one.
+type SessionModelState struct {
+	CurrentModelID *string `json:"currentModelId,omitempty"`
+
+	AvailableModels []ModelInfo `json:"availableModels,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionModelState(raw json.RawMessage) (SessionModelState, error) {
+	m, err := objectOf(raw, "SessionModelState")
+	if err != nil {
+		return SessionModelState{}, err
+	}
+	return decodeSessionModelStateFields(m)
+}
+
+func decodeSessionModelStateFields(m map[string]json.RawMessage) (SessionModelState, error) {
+	var v SessionModelState
+	var err error
+	if raw, ok := m["currentModelId"]; ok {
+		if v.CurrentModelID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionModelState", "currentModelId", err)
+		}
+	}
+	if raw, ok := m["availableModels"]; ok {
+		if v.AvailableModels, err = sliceOf(decodeModelInfo)(raw); err != nil {
+			return v, fieldError("SessionModelState", "availableModels", err)
+		}
+	}
+	v.Extra = extraFields(m, "currentModelId", "availableModels")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionModelState strictly: required fields, types, consts are checked.
+func (v *SessionModelState) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionModelState(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionModelState) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.CurrentModelID != nil {
+		w.field("currentModelId", v.CurrentModelID)
+	}
+	if v.AvailableModels != nil {
+		w.field("availableModels", v.AvailableModels)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionConfigSelectOption: (1.3) An entry of a select option's `options`: a value (ACP
+// `SessionConfigSelectOption`: `value`, `name`) or a group of them (ACP
+// `SessionConfigSelectGroup`: `group`, `name`, `options`).
+type SessionConfigSelectOption struct {
+	Value *string `json:"value,omitempty"`
+
+	Name *string `json:"name,omitempty"`
+
+	Description *string `json:"description,omitempty"`
+
+	Group *string `json:"group,omitempty"`
+
+	Options []SessionConfigSelectOption `json:"options,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionConfigSelectOption(raw json.RawMessage) (SessionConfigSelectOption, error) {
+	m, err := objectOf(raw, "SessionConfigSelectOption")
+	if err != nil {
+		return SessionConfigSelectOption{}, err
+	}
+	return decodeSessionConfigSelectOptionFields(m)
+}
+
+func decodeSessionConfigSelectOptionFields(m map[string]json.RawMessage) (SessionConfigSelectOption, error) {
+	var v SessionConfigSelectOption
+	var err error
+	if raw, ok := m["value"]; ok {
+		if v.Value, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigSelectOption", "value", err)
+		}
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigSelectOption", "name", err)
+		}
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = nullableOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigSelectOption", "description", err)
+		}
+	}
+	if raw, ok := m["group"]; ok {
+		if v.Group, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigSelectOption", "group", err)
+		}
+	}
+	if raw, ok := m["options"]; ok {
+		if v.Options, err = sliceOf(decodeSessionConfigSelectOption)(raw); err != nil {
+			return v, fieldError("SessionConfigSelectOption", "options", err)
+		}
+	}
+	v.Extra = extraFields(m, "value", "name", "description", "group", "options")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionConfigSelectOption strictly: required fields, types, consts are checked.
+func (v *SessionConfigSelectOption) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionConfigSelectOption(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.Value != nil {
+		w.field("value", v.Value)
+	}
+	if v.Name != nil {
+		w.field("name", v.Name)
+	}
+	if v.Description != nil {
+		w.field("description", v.Description)
+	}
+	if v.Group != nil {
+		w.field("group", v.Group)
+	}
+	if v.Options != nil {
+		w.field("options", v.Options)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// SessionConfigOption: (1.3) ACP `SessionConfigOption`: one setting the agent offers. `type`
+// `select` (the values in `options`) or `boolean`; a later ACP version may add types.
+type SessionConfigOption struct {
+	ID string `json:"id"`
+
+	Name *string `json:"name,omitempty"`
+
+	Description *string `json:"description,omitempty"`
+
+	// ACP `SessionConfigOptionCategory`: `mode`, `model`, `model_config`, `thought_level`, or another
+	// string.
+	Category *string `json:"category,omitempty"`
+
+	Type *string `json:"type,omitempty"`
+
+	CurrentValue JsonValue `json:"currentValue,omitempty"`
+
+	Options []SessionConfigSelectOption `json:"options,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSessionConfigOption(raw json.RawMessage) (SessionConfigOption, error) {
+	m, err := objectOf(raw, "SessionConfigOption")
+	if err != nil {
+		return SessionConfigOption{}, err
+	}
+	return decodeSessionConfigOptionFields(m)
+}
+
+func decodeSessionConfigOptionFields(m map[string]json.RawMessage) (SessionConfigOption, error) {
+	var v SessionConfigOption
+	var err error
+	if raw, ok := m["id"]; ok {
+		if v.ID, err = decString(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "id", err)
+		}
+	} else {
+		return v, missingField("SessionConfigOption", "id")
+	}
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "name", err)
+		}
+	}
+	if raw, ok := m["description"]; ok {
+		if v.Description, err = nullableOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "description", err)
+		}
+	}
+	if raw, ok := m["category"]; ok {
+		if v.Category, err = nullableOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "category", err)
+		}
+	}
+	if raw, ok := m["type"]; ok {
+		if v.Type, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "type", err)
+		}
+	}
+	if raw, ok := m["currentValue"]; ok {
+		if v.CurrentValue, err = decodeJsonValue(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "currentValue", err)
+		}
+	}
+	if raw, ok := m["options"]; ok {
+		if v.Options, err = sliceOf(decodeSessionConfigSelectOption)(raw); err != nil {
+			return v, fieldError("SessionConfigOption", "options", err)
+		}
+	}
+	v.Extra = extraFields(m, "id", "name", "description", "category", "type", "currentValue", "options")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionConfigOption strictly: required fields, types, consts are checked.
+func (v *SessionConfigOption) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionConfigOption(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionConfigOption) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("id", v.ID)
+	if v.Name != nil {
+		w.field("name", v.Name)
+	}
+	if v.Description != nil {
+		w.field("description", v.Description)
+	}
+	if v.Category != nil {
+		w.field("category", v.Category)
+	}
+	if v.Type != nil {
+		w.field("type", v.Type)
+	}
+	if v.CurrentValue != nil {
+		w.field("currentValue", v.CurrentValue)
+	}
+	if v.Options != nil {
+		w.field("options", v.Options)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // SessionState: The agent's session configuration, as it returned it (ACP `modes`, legacy
-// `models`, `configOptions`).
+// `models`, `configOptions`). Typed since 1.3 on ACP's shapes; the agent's other fields pass
+// through. Config options win over `modes` / `models` where both say the same thing (a config
+// option's `category` `mode`, `model`, `thought_level`).
 type SessionState struct {
-	Modes JsonObject `json:"modes,omitempty"`
+	Modes *SessionModeState `json:"modes,omitempty"`
 
-	Models JsonObject `json:"models,omitempty"`
+	Models *SessionModelState `json:"models,omitempty"`
 
-	ConfigOptions []JsonObject `json:"configOptions,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5383,17 +5840,17 @@ func decodeSessionStateFields(m map[string]json.RawMessage) (SessionState, error
 	var v SessionState
 	var err error
 	if raw, ok := m["modes"]; ok {
-		if v.Modes, err = decodeJsonObject(raw); err != nil {
+		if v.Modes, err = ptrOf(decodeSessionModeState)(raw); err != nil {
 			return v, fieldError("SessionState", "modes", err)
 		}
 	}
 	if raw, ok := m["models"]; ok {
-		if v.Models, err = decodeJsonObject(raw); err != nil {
+		if v.Models, err = ptrOf(decodeSessionModelState)(raw); err != nil {
 			return v, fieldError("SessionState", "models", err)
 		}
 	}
 	if raw, ok := m["configOptions"]; ok {
-		if v.ConfigOptions, err = sliceOf(decodeJsonObject)(raw); err != nil {
+		if v.ConfigOptions, err = sliceOf(decodeSessionConfigOption)(raw); err != nil {
 			return v, fieldError("SessionState", "configOptions", err)
 		}
 	}
@@ -7107,6 +7564,18 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeAgentInfo(data)
 	case "SessionState":
 		return decodeSessionState(data)
+	case "SessionModeState":
+		return decodeSessionModeState(data)
+	case "SessionMode":
+		return decodeSessionMode(data)
+	case "SessionModelState":
+		return decodeSessionModelState(data)
+	case "ModelInfo":
+		return decodeModelInfo(data)
+	case "SessionConfigOption":
+		return decodeSessionConfigOption(data)
+	case "SessionConfigSelectOption":
+		return decodeSessionConfigSelectOption(data)
 	case "TurnOutcome":
 		return decodeTurnOutcome(data)
 	case "StopReason":

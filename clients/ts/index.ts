@@ -3,5 +3,6 @@ export { A4aaClient, type ClientOptions, type ExitStatus, type PermissionHandler
 export { fileLink, fileResource, image, imageFile } from "./content.js";
 export { A4aaError } from "./errors.js";
 export { EventStream, TurnEnd, type StreamItem } from "./events.js";
+export { currentSelectorValue, offeredValues, optionValues, selectorOption, type SelectorKind } from "./session-state.js";
 export { HostMethods, dispatchSidecar, type CallOptions, type SidecarHandler } from "./generated.js";
 export type * from "../../generated/ts/types.js";

@@ -24,7 +24,7 @@ const summary = (c: ErrorCodeModel) => `\`${c.code}\`: JSON-RPC ${c.rpcCode} "${
 export function tsErrors(model: ProtocolModel): string {
   const rpc = model.errors.map((e) => `  /** ${e.message} */\n  ${e.name}: ${e.code},`).join("\n");
   const table = codes(model)
-    .map((c) => `  ${c.code}: { rpcCode: ${c.rpcCode}, message: ${lit(c.message)}, retryable: ${c.retryable} },`)
+    .map((c) => `  ${c.code}: { rpcCode: ${c.rpcCode}, message: ${lit(c.message)}, retryable: ${c.retryable}, endsSession: ${c.endsSession} },`)
     .join("\n");
   const ctors = codes(model)
     .map((c) => `    /** ${summary(c)} */\n    ${camel(c.code)}: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make(${lit(c.code)}, stage, detail, opts),`)
@@ -44,6 +44,8 @@ export interface ErrorCodeInfo {
   readonly message: string;
   /** \`retryable\` unless the failure says otherwise. */
   readonly retryable: boolean;
+  /** A failed \`session/prompt\` with this code leaves the session nothing but \`session/close\` (or it is gone). */
+  readonly endsSession: boolean;
 }
 
 /** Every a4aa error code with its JSON-RPC code and message (ErrorCode's x-error-codes). */
@@ -75,16 +77,17 @@ export function goErrors(model: ProtocolModel): string {
   out.push(")", "");
   out.push("// ErrorCodeInfo is what the schema says of an error code: its JSON-RPC code and message.");
   out.push("type ErrorCodeInfo struct {");
-  out.push("\tRPCCode   int");
-  out.push("\tMessage   string");
-  out.push("\tRetryable bool");
+  out.push("\tRPCCode     int");
+  out.push("\tMessage     string");
+  out.push("\tRetryable   bool");
+  out.push("\tEndsSession bool");
   out.push("}", "");
   out.push("// ErrorCodes holds every error code of the schema (ErrorCode's x-error-codes).");
   out.push("var ErrorCodes = map[ErrorCode]ErrorCodeInfo{");
   // Padded as gofmt aligns a map literal's values.
   const width = Math.max(...codes(model).map((c) => `ErrorCode${pascal(c.code)}:`.length));
   for (const c of codes(model)) {
-    out.push(`\t${`ErrorCode${pascal(c.code)}:`.padEnd(width)} {RPCCode: ${c.rpcCode}, Message: ${lit(c.message)}, Retryable: ${c.retryable}},`);
+    out.push(`\t${`ErrorCode${pascal(c.code)}:`.padEnd(width)} {RPCCode: ${c.rpcCode}, Message: ${lit(c.message)}, Retryable: ${c.retryable}, EndsSession: ${c.endsSession}},`);
   }
   out.push("}", "");
   for (const c of codes(model)) {
@@ -111,9 +114,10 @@ export function pythonErrors(model: ProtocolModel): string {
   out.push('    """What the schema says of an error code."""', "");
   out.push("    rpc_code: int");
   out.push("    message: str");
-  out.push("    retryable: bool", "");
+  out.push("    retryable: bool");
+  out.push("    ends_session: bool", "");
   out.push("", "ERROR_CODES: Dict[str, ErrorCodeInfo] = {");
-  for (const c of codes(model)) out.push(`    ${lit(c.code)}: ErrorCodeInfo(${c.rpcCode}, ${lit(c.message)}, ${c.retryable ? "True" : "False"}),`);
+  for (const c of codes(model)) out.push(`    ${lit(c.code)}: ErrorCodeInfo(${c.rpcCode}, ${lit(c.message)}, ${c.retryable ? "True" : "False"}, ${c.endsSession ? "True" : "False"}),`);
   out.push("}", '"""Every error code of the schema (ErrorCode\'s x-error-codes)."""', "");
   out.push("", "def _make(code: str, stage: str, detail: Optional[str], uncertain_effect: bool) -> A4aaError:");
   out.push("    info = ERROR_CODES[code]");

@@ -11,5 +11,6 @@ import { codexEmitter } from "./codex.js";
 import { docsEmitter } from "./docs.js";
 import { errorsEmitter } from "./errors.js";
 import { catalogEmitter } from "./catalog.js";
+import { limitsEmitter } from "./limits.js";
 
-export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, errorsEmitter, docsEmitter, catalogEmitter];
+export const emitters: Emitter[] = [tsTypesEmitter, tsMethodsEmitter, validatorsEmitter, acpEmitter, codexEmitter, goEmitter, pythonEmitter, tsClientEmitter, errorsEmitter, limitsEmitter, docsEmitter, catalogEmitter];

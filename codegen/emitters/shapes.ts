@@ -132,7 +132,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
       throw new Error(`shapes: ${where}: an inline oneOf must be [X, null]; give the union a name`);
     }
     if (s.enum) {
-      checkKeys(where, s, ["type", "enum", "x-open", "x-error-codes"]);
+      checkKeys(where, s, ["type", "enum", "x-open", "x-error-codes", "x-preset-rules", "x-session-process"]);
       const values = s.enum as unknown[];
       if (!values.every((v) => typeof v === "string")) throw new Error(`shapes: ${where}: only string enums are supported`);
       add({ kind: "enum", name: owner, description: s.description as string | undefined, values: values as string[], open: s["x-open"] === true });

@@ -5,7 +5,7 @@ import type { ProtocolModel } from "../model.js";
 import { header, type Emitter } from "../emitter.js";
 
 /** Schema keywords that are annotations for other generators, not validation. */
-export const ANNOTATION_KEYWORDS = ["tsType", "x-experimental", "x-open", "x-error-codes", "x-empty-means-absent"];
+export const ANNOTATION_KEYWORDS = ["tsType", "x-experimental", "x-open", "x-error-codes", "x-empty-means-absent", "x-preset-rules", "x-session-process"];
 
 export function createAjv(): Ajv2020.default {
   const Ajv = (Ajv2020 as unknown as { default: typeof Ajv2020.default }).default ?? Ajv2020;

@@ -28,35 +28,37 @@ export interface ErrorCodeInfo {
   readonly message: string;
   /** `retryable` unless the failure says otherwise. */
   readonly retryable: boolean;
+  /** A failed `session/prompt` with this code leaves the session nothing but `session/close` (or it is gone). */
+  readonly endsSession: boolean;
 }
 
 /** Every a4aa error code with its JSON-RPC code and message (ErrorCode's x-error-codes). */
 export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
-  invalid_params: { rpcCode: -32602, message: "Invalid params", retryable: false },
-  unknown_session: { rpcCode: -32001, message: "Unknown session", retryable: false },
-  unsupported_selector: { rpcCode: -32000, message: "Unsupported selector", retryable: false },
-  env_refused: { rpcCode: -32000, message: "Environment refused", retryable: false },
-  spawn_failed: { rpcCode: -32000, message: "Spawn failed", retryable: false },
-  initialize_failed: { rpcCode: -32000, message: "Initialize failed", retryable: false },
-  auth_required: { rpcCode: -32000, message: "Authentication required", retryable: false },
-  turn_in_progress: { rpcCode: -32000, message: "Turn in progress", retryable: true },
-  session_closing: { rpcCode: -32000, message: "Session closing", retryable: false },
-  session_closed: { rpcCode: -32000, message: "Session closed", retryable: false },
-  agent_exited: { rpcCode: -32000, message: "Agent exited", retryable: false },
-  agent_failed: { rpcCode: -32000, message: "Agent failed", retryable: false },
-  agent_protocol_error: { rpcCode: -32000, message: "Agent protocol error", retryable: false },
-  output_limit: { rpcCode: -32000, message: "Output limit exceeded", retryable: false },
-  cleanup_failed: { rpcCode: -32000, message: "Cleanup failed", retryable: true },
-  peer_closed: { rpcCode: -32000, message: "Peer closed", retryable: false },
-  frame_too_large: { rpcCode: -32600, message: "Frame too large", retryable: false },
-  parse_error: { rpcCode: -32700, message: "Parse error", retryable: false },
-  invalid_utf8: { rpcCode: -32700, message: "Invalid UTF-8", retryable: false },
-  invalid_request: { rpcCode: -32600, message: "Invalid Request", retryable: false },
-  method_not_found: { rpcCode: -32601, message: "Method not found", retryable: false },
-  internal_error: { rpcCode: -32603, message: "Internal error", retryable: false },
-  unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false },
-  unsupported_content: { rpcCode: -32000, message: "Unsupported content", retryable: false },
-  at_capacity: { rpcCode: -32000, message: "At capacity", retryable: true },
+  invalid_params: { rpcCode: -32602, message: "Invalid params", retryable: false, endsSession: false },
+  unknown_session: { rpcCode: -32001, message: "Unknown session", retryable: false, endsSession: true },
+  unsupported_selector: { rpcCode: -32000, message: "Unsupported selector", retryable: false, endsSession: false },
+  env_refused: { rpcCode: -32000, message: "Environment refused", retryable: false, endsSession: false },
+  spawn_failed: { rpcCode: -32000, message: "Spawn failed", retryable: false, endsSession: false },
+  initialize_failed: { rpcCode: -32000, message: "Initialize failed", retryable: false, endsSession: false },
+  auth_required: { rpcCode: -32000, message: "Authentication required", retryable: false, endsSession: false },
+  turn_in_progress: { rpcCode: -32000, message: "Turn in progress", retryable: true, endsSession: false },
+  session_closing: { rpcCode: -32000, message: "Session closing", retryable: false, endsSession: true },
+  session_closed: { rpcCode: -32000, message: "Session closed", retryable: false, endsSession: true },
+  agent_exited: { rpcCode: -32000, message: "Agent exited", retryable: false, endsSession: true },
+  agent_failed: { rpcCode: -32000, message: "Agent failed", retryable: false, endsSession: false },
+  agent_protocol_error: { rpcCode: -32000, message: "Agent protocol error", retryable: false, endsSession: false },
+  output_limit: { rpcCode: -32000, message: "Output limit exceeded", retryable: false, endsSession: false },
+  cleanup_failed: { rpcCode: -32000, message: "Cleanup failed", retryable: true, endsSession: false },
+  peer_closed: { rpcCode: -32000, message: "Peer closed", retryable: false, endsSession: true },
+  frame_too_large: { rpcCode: -32600, message: "Frame too large", retryable: false, endsSession: false },
+  parse_error: { rpcCode: -32700, message: "Parse error", retryable: false, endsSession: false },
+  invalid_utf8: { rpcCode: -32700, message: "Invalid UTF-8", retryable: false, endsSession: false },
+  invalid_request: { rpcCode: -32600, message: "Invalid Request", retryable: false, endsSession: false },
+  method_not_found: { rpcCode: -32601, message: "Method not found", retryable: false, endsSession: false },
+  internal_error: { rpcCode: -32603, message: "Internal error", retryable: false, endsSession: false },
+  unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false, endsSession: false },
+  unsupported_content: { rpcCode: -32000, message: "Unsupported content", retryable: false, endsSession: false },
+  at_capacity: { rpcCode: -32000, message: "At capacity", retryable: true, endsSession: false },
 };
 
 export interface ErrorOptions {

@@ -130,7 +130,7 @@ export type CliAgentSpec = AgentSpecCommon & {
   promptVia?: "argument" | "stdin";
 };
 /**
- * Which CLI the `cli` lane drives.
+ * Which CLI the `cli` lane drives. `x-session-process` lists the drivers whose program takes every turn of the session (stream-json); the others start one process per turn.
  */
 export type CliDriver = "claudeCode" | "qwen" | "codex" | "gemini" | "opencode" | "cursorAgent" | "amp" | "generic";
 /**
@@ -255,6 +255,12 @@ export interface A4AaProtocolTypes {
   SelectorCapabilities?: SelectorCapabilities;
   AgentInfo?: AgentInfo;
   SessionState?: SessionState;
+  SessionModeState?: SessionModeState;
+  SessionMode?: SessionMode;
+  SessionModelState?: SessionModelState;
+  ModelInfo?: ModelInfo;
+  SessionConfigOption?: SessionConfigOption;
+  SessionConfigSelectOption?: SessionConfigSelectOption;
   TurnOutcome?: TurnOutcome;
   StopReason?: StopReason;
   Usage?: Usage;
@@ -932,12 +938,67 @@ export interface AgentInfo {
   title?: string;
 }
 /**
- * The agent's session configuration, as it returned it (ACP `modes`, legacy `models`, `configOptions`).
+ * The agent's session configuration, as it returned it (ACP `modes`, legacy `models`, `configOptions`). Typed since 1.3 on ACP's shapes; the agent's other fields pass through. Config options win over `modes` / `models` where both say the same thing (a config option's `category` `mode`, `model`, `thought_level`).
  */
 export interface SessionState {
-  modes?: JsonObject;
-  models?: JsonObject;
-  configOptions?: JsonObject[];
+  modes?: SessionModeState;
+  models?: SessionModelState;
+  configOptions?: SessionConfigOption[];
+}
+/**
+ * (1.3) ACP `SessionModeState`: the modes the agent offers and the current one.
+ */
+export interface SessionModeState {
+  currentModeId?: string;
+  availableModes?: SessionMode[];
+}
+/**
+ * (1.3) ACP `SessionMode`.
+ */
+export interface SessionMode {
+  id: string;
+  name?: string;
+  description?: string | null;
+}
+/**
+ * (1.3) ACP's legacy (unstable) `SessionModelState`: the models the agent offers and the current one.
+ */
+export interface SessionModelState {
+  currentModelId?: string;
+  availableModels?: ModelInfo[];
+}
+/**
+ * (1.3) ACP's legacy (unstable) `ModelInfo`.
+ */
+export interface ModelInfo {
+  modelId: string;
+  name?: string;
+  description?: string | null;
+}
+/**
+ * (1.3) ACP `SessionConfigOption`: one setting the agent offers. `type` `select` (the values in `options`) or `boolean`; a later ACP version may add types.
+ */
+export interface SessionConfigOption {
+  id: string;
+  name?: string;
+  description?: string | null;
+  /**
+   * ACP `SessionConfigOptionCategory`: `mode`, `model`, `model_config`, `thought_level`, or another string.
+   */
+  category?: string | null;
+  type?: string;
+  currentValue?: JsonValue;
+  options?: SessionConfigSelectOption[];
+}
+/**
+ * (1.3) An entry of a select option's `options`: a value (ACP `SessionConfigSelectOption`: `value`, `name`) or a group of them (ACP `SessionConfigSelectGroup`: `group`, `name`, `options`).
+ */
+export interface SessionConfigSelectOption {
+  value?: string;
+  name?: string;
+  description?: string | null;
+  group?: string;
+  options?: SessionConfigSelectOption[];
 }
 /**
  * How a turn ended.

@@ -2,7 +2,7 @@
 // `agents/list` (installed programs, probed versions cached for the sidecar's life) and
 // the resolution of `session/open {agent}`.
 import type { AgentEntry, AgentSelection, AgentsListResult } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import { registryEntries } from "./acp-registry.js";
 import { builtinEntries, expand, type CatalogEntry } from "./entries.js";
 import { findLaneProgram } from "./installed.js";
@@ -39,9 +39,7 @@ export class AgentCatalog {
   resolve(sel: AgentSelection): ResolvedAgent {
     const entry = this.find(sel.id);
     if (!entry) {
-      throw new A4aaError(
-        "unknown_agent",
-        "open",
+      throw errors.unknownAgent("open",
         `no agent ${JSON.stringify(sel.id)} in the catalog; known ids: ${this.entries.map((e) => e.agent.id).join(", ")} (agents/list)`,
       );
     }

@@ -1,7 +1,7 @@
 // The one place session/open meets the catalog: `spec` or `agent`, exactly one.
 import type { ParamsOf } from "../../generated/ts/methods.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import type { AgentCatalog } from "./catalog.js";
 
 export interface OpenSpec {
@@ -12,10 +12,10 @@ export interface OpenSpec {
 
 export function specForOpen(params: ParamsOf<"session/open">, catalog: () => AgentCatalog): OpenSpec {
   if (params.spec && params.agent) {
-    throw new A4aaError("invalid_params", "open", "session/open takes either spec or agent, not both");
+    throw errors.invalidParams("open", "session/open takes either spec or agent, not both");
   }
   if (params.spec) return { spec: params.spec };
-  if (!params.agent) throw new A4aaError("invalid_params", "open", "session/open needs spec (an AgentSpec) or agent ({id}, see agents/list)");
+  if (!params.agent) throw errors.invalidParams("open", "session/open needs spec (an AgentSpec) or agent ({id}, see agents/list)");
   const r = catalog().resolve(params.agent);
   return { spec: r.spec, shown: r.shown };
 }

@@ -2,8 +2,9 @@
 // (its own process group, stopped whatever happens), each program once per sidecar.
 import { waitAtMost } from "../supervise/deadline.js";
 import { startPipe } from "../supervise/spawn.js";
+import { LIMITS } from "../../generated/ts/limits.js";
 
-export const PROBE_TIMEOUT_MS = 5000;
+export const PROBE_TIMEOUT_MS: number = LIMITS.versionProbeMs;
 const VERSION = /\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?/;
 
 /** The first version-looking word of a `--version` output. */

@@ -2,12 +2,12 @@
 // is spawned: the lane, its program as found on the sidecar's PATH, env policy `sanitized`
 // with the entry's settings, the host's `set` and its (declared) credentials.
 import type { AgentSelection, AgentSpec, EnvLiterals } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import { INHERITED_ENV } from "../env/policy.js";
 import { expand, type CatalogAgent, type CatalogEntry, type CatalogLane } from "./entries.js";
 import { findLaneProgram } from "./installed.js";
 
-import { REDACTED } from "../journal/redact.js";
+import { REDACTED } from "../env/redacted.js";
 
 export { REDACTED };
 
@@ -32,9 +32,7 @@ function pickLane(entry: CatalogAgent, sel: AgentSelection, hostPath: string | u
   const offered = entry.lanes.map((l) => l.lane);
   const candidates = sel.lane ? entry.lanes.filter((l) => l.lane === sel.lane) : entry.lanes;
   if (!candidates.length) {
-    throw new A4aaError(
-      "unsupported_selector",
-      "open",
+    throw errors.unsupportedSelector("open",
       `agent ${JSON.stringify(entry.id)} offers the lane${offered.length > 1 ? "s" : ""} ${offered.join(", ")}, not ${JSON.stringify(sel.lane)}`,
     );
   }
@@ -43,9 +41,7 @@ function pickLane(entry: CatalogAgent, sel: AgentSelection, hostPath: string | u
     if (file) return { lane, file };
   }
   const programs = [...new Set(candidates.map((l) => sel.program ?? expand(l.program)))].map((p) => JSON.stringify(p)).join(" or ");
-  throw new A4aaError(
-    "spawn_failed",
-    "spawn",
+  throw errors.spawnFailed(
     `agent ${JSON.stringify(entry.id)} is not installed: ${programs} is not on the sidecar's PATH (${hostPath ?? "unset"}); ${installHint(entry)}`,
   );
 }
@@ -55,18 +51,14 @@ export function resolveAgent(entry: CatalogEntry, sel: AgentSelection, ctx: Reso
   const declared = new Set(agent.credentials.map((c) => c.name));
   for (const name of Object.keys(sel.credentials ?? {})) {
     if (!declared.has(name)) {
-      throw new A4aaError(
-        "env_refused",
-        "spawn",
+      throw errors.envRefused("spawn",
         `agent.credentials: ${name} is not a credential variable of ${JSON.stringify(agent.id)} (${[...declared].join(", ") || "it declares none"}); pass other variables in agent.set (R-AGENT-3)`,
       );
     }
   }
   const { lane, file } = pickLane(agent, sel, ctx.hostEnv.PATH);
   if (sel.share && !lane.share) {
-    throw new A4aaError(
-      "unsupported_selector",
-      "open",
+    throw errors.unsupportedSelector("open",
       `agent.share: ${JSON.stringify(agent.id)} on the ${lane.lane} lane does not hold many sessions per process (the catalog offers share on: ${
         entry.agent.lanes.filter((l) => l.share).map((l) => l.lane).join(", ") || "no lane"
       }); open it without share`,

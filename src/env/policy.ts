@@ -3,7 +3,7 @@
 // Nothing of the sidecar's environment reaches an agent, its PTY or a terminal it asks
 // for unless this function put it there.
 import type { AgentSelection, EnvLiterals, EnvPolicy, EnvValue } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 
 /** The inert names a sanitized policy may inherit (R-ENV-1): never credentials. */
 export const INHERITED_ENV: readonly string[] = [
@@ -39,7 +39,7 @@ export interface EnvInput {
 
 export type EnvResult = { ok: true; env: Record<string, string> } | { ok: false; error: A4aaError };
 
-const refuse = (detail: string): EnvResult => ({ ok: false, error: new A4aaError("env_refused", "spawn", detail) });
+const refuse = (detail: string): EnvResult => ({ ok: false, error: errors.envRefused("spawn", detail) });
 
 function checkName(name: string, where: string): string | null {
   return NAME.test(name) ? null : `${where}: ${JSON.stringify(name)} is not a valid variable name (^[A-Za-z_][A-Za-z0-9_]*$)`;
@@ -123,7 +123,7 @@ export function checkLiterals(literals: EnvLiterals | undefined, where: string):
   for (const [name, value] of Object.entries(literals ?? {})) {
     if (value === undefined) continue;
     const bad = checkName(name, where) ?? checkValue(name, value, where);
-    if (bad) return new A4aaError("env_refused", "spawn", bad);
+    if (bad) return errors.envRefused("spawn", bad);
   }
   return null;
 }

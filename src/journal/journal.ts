@@ -1,11 +1,12 @@
 // One session's journal (R-SEQ-1): assigns each event its `seq` (from 1, no gaps, in the
 // order sent) and keeps the newest events for `session/history`, bounded by count and size.
 import type { AgentEvent, HistoryEntry, HistoryResult } from "../../generated/ts/types.js";
+import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 
 /** The bound stated in the schema: the last 10,000 events or 64 MiB, whichever is smaller. */
-export const JOURNAL_MAX_EVENTS = 10_000;
-export const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
-export const HISTORY_MAX_LIMIT = 10_000;
+export const JOURNAL_MAX_EVENTS: number = LIMITS.historyMaxEvents;
+export const JOURNAL_MAX_BYTES: number = LIMITS.historyMaxBytes;
+export const HISTORY_MAX_LIMIT: number = DEFAULTS.SessionHistoryParams.limit;
 
 interface Kept {
   seq: number;

@@ -8,7 +8,8 @@
 export const MIN_REDACTED_LENGTH = 4;
 
 /** What a redacted value is replaced by, everywhere (transcripts, logs, open results). */
-export const REDACTED = "<redacted>";
+import { REDACTED } from "../env/redacted.js";
+export { REDACTED };
 
 export class Redactor {
   private readonly secrets = new Set<string>();

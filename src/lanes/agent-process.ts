@@ -187,7 +187,7 @@ export class AgentProcess {
     if (handshake) void answered.then(() => (this.awaiting = null), () => undefined);
     return answered.catch((e: unknown) => {
       if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {
-        throw new A4aaError("session_closed", "open", `the session was closed while ${this.o.name} was starting`);
+        throw errors.sessionClosed("open", `the session was closed while ${this.o.name} was starting`);
       }
       throw refused ? fromPeerError(e, refused) : e;
     });
@@ -205,7 +205,7 @@ export class AgentProcess {
     this.phase = "closing";
     const othersClean = first ? await first() : true;
     const r = await this.proc.stop();
-    const closed = new A4aaError("session_closed", "close", "the session was closed");
+    const closed = errors.sessionClosed("close", "the session was closed");
     this.link.close(closed);
     this.o.onEnd?.(closed);
     if (r.clean && othersClean) return { clean: true };

@@ -3,7 +3,7 @@
 // the agents catalog supplies the credentials per entry; keep this one lookup.
 import path from "node:path";
 import type { AgentSpec } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 
 /** Credential variables by agent (CLI driver name or program name, ACP adapters included). */
 const CREDENTIALS: Record<string, readonly string[]> = {
@@ -68,5 +68,5 @@ export function looksLikeAuthFailure(message: string): boolean {
  * and the hint. `acted`: the agent ran a tool (or asked to) before failing; else it provably did nothing.
  */
 export function authFailure(spec: AgentSpec, stage: "initialize" | "prompt", message: string, acted = false): A4aaError {
-  return new A4aaError("auth_required", stage, `${message}\n${credentialHint(spec)}`, { uncertainEffect: acted });
+  return errors.authRequired(stage, `${message}\n${credentialHint(spec)}`, { uncertainEffect: acted });
 }

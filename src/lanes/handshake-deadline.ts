@@ -1,11 +1,12 @@
 // The handshake deadline of every lane (an own acp/rpc process, a session on a shared one,
 // a stream-json CLI): how long it is, and the one error its expiry is reported with.
 import path from "node:path";
+import { DEFAULTS } from "../../generated/ts/limits.js";
 import { errors, type A4aaError } from "../errors.js";
 import type { LaneContext } from "./lane.js";
 
 /** How long an agent has to complete its handshake when neither spec nor `serve` says. */
-export const DEFAULT_HANDSHAKE_TIMEOUT_MS = 60_000;
+export const DEFAULT_HANDSHAKE_TIMEOUT_MS: number = DEFAULTS.AcpAgentSpec.handshakeTimeoutMs;
 
 /** The handshake's deadline: the spec's `handshakeTimeoutMs`, else `serve --handshake-timeout`, else the default. */
 export function handshakeDeadlineMs(ctx: Pick<LaneContext, "spec" | "handshakeTimeoutMs">): number {

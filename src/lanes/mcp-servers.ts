@@ -25,7 +25,7 @@ export function checkMcpServers(servers: readonly McpServer[] | undefined): void
   const seen = new Set<string>();
   (servers ?? []).forEach((s, i) => {
     if (seen.has(s.name)) {
-      throw new A4aaError("invalid_params", "open", `options.mcpServers[${i}]: the name ${JSON.stringify(s.name)} is given twice; each MCP server needs its own name`);
+      throw errors.invalidParams("open", `options.mcpServers[${i}]: the name ${JSON.stringify(s.name)} is given twice; each MCP server needs its own name`);
     }
     seen.add(s.name);
     if (isStdio(s)) {

@@ -2,10 +2,11 @@
 // lane: R-CONTENT-2 (base64, size) and R-CONTENT-1's refusal of what the session's agent cannot
 // take, both before the turn starts.
 import type { ContentBlock, ContentCapabilities, SessionPromptParams } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
+import { LIMITS } from "../../generated/ts/limits.js";
 
 /** Decoded images above this are `invalid_params` (R-CONTENT-2). */
-export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+export const MAX_IMAGE_BYTES: number = LIMITS.imageMaxBytes;
 
 /** What a lane gets for one turn: the text of the prompt and all of its blocks. */
 export interface PromptContent {
@@ -20,7 +21,7 @@ type Prompted = Pick<SessionPromptParams, "text" | "content">;
 /** `invalid_params` unless `text` or a block of `content` has something in it (checked before the session is looked up, like the schema). */
 export function checkNotEmpty(input: Prompted): void {
   if (input.text || (input.content ?? []).some((b) => b.type !== "text" || b.text.length > 0)) return;
-  throw new A4aaError("invalid_params", "prompt", "the prompt is empty: give `text` or at least one non-empty `content` block");
+  throw errors.invalidParams("prompt", "the prompt is empty: give `text` or at least one non-empty `content` block");
 }
 
 /** The block types beside text that `caps` lacks, in prompt order, without repeats. */
@@ -35,12 +36,12 @@ function refusedTypes(blocks: ContentBlock[], caps: ContentCapabilities): string
 function checkImage(data: string, index: number): void {
   // The schema's pattern admits the base64 alphabet; the length and the padding are checked here.
   if (data.length % 4 !== 0 || /=[^=]/.test(data)) {
-    throw new A4aaError("invalid_params", "prompt", `content[${index}]: image data is not base64 (RFC 4648, its length a multiple of 4, padding only at the end)`);
+    throw errors.invalidParams("prompt", `content[${index}]: image data is not base64 (RFC 4648, its length a multiple of 4, padding only at the end)`);
   }
   const pad = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   const bytes = (data.length / 4) * 3 - pad;
   if (bytes > MAX_IMAGE_BYTES) {
-    throw new A4aaError("invalid_params", "prompt", `content[${index}]: the image is ${bytes} bytes decoded; at most ${MAX_IMAGE_BYTES} (20 MiB)`);
+    throw errors.invalidParams("prompt", `content[${index}]: the image is ${bytes} bytes decoded; at most ${MAX_IMAGE_BYTES} (20 MiB)`);
   }
 }
 
@@ -60,9 +61,7 @@ export function promptContent(input: Prompted, caps: ContentCapabilities, agent:
   const refused = refusedTypes(blocks, caps);
   if (refused.length > 0) {
     const takes = (Object.keys(caps) as (keyof ContentCapabilities)[]).filter((k) => caps[k]);
-    throw new A4aaError(
-      "unsupported_content",
-      "prompt",
+    throw errors.unsupportedContent("prompt",
       `${agent} cannot take ${refused.join(" or ")} content (it takes text${takes.map((t) => `, ${t}`).join("")}; see capabilities.content); nothing was sent`,
     );
   }

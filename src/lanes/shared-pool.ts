@@ -7,11 +7,12 @@
 import { checkRoom } from "../supervise/capacity.js";
 import { createHash } from "node:crypto";
 import type { ShareOptions } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
+import { DEFAULTS } from "../../generated/ts/limits.js";
 
-export const DEFAULT_MAX_SESSIONS = 8;
-export const DEFAULT_IDLE_MS = 30_000;
+export const DEFAULT_MAX_SESSIONS: number = DEFAULTS.ShareOptions.maxSessions;
+export const DEFAULT_IDLE_MS: number = DEFAULTS.ShareOptions.idleMs;
 
 export interface PooledProcess {
   /** False once the process died or is stopping. */
@@ -88,7 +89,7 @@ export class SharedPool {
    */
   async acquire<T extends PooledProcess>(key: string, share: ShareOptions, start: () => Promise<T>): Promise<Lease<T>> {
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) throw new A4aaError("session_closed", "open", "the sidecar is shutting down");
+      if (this.closed) throw errors.sessionClosed("open", "the sidecar is shutting down");
       let entry = [...this.entries].find((e) => e.key === key && !e.dead && e.holders < e.maxSessions);
       entry ??= this.start(key, share, start);
       entry.holders++;
@@ -104,13 +105,13 @@ export class SharedPool {
       if (proc.alive && !entry.dead) return { proc: proc as T, release: this.releaser(entry) };
       entry.holders--;
       // It died between its start and this lease: try a fresh one, once.
-      if (attempt >= 1) throw new A4aaError("agent_exited", "open", "the shared agent process ended while the session was opening it", { retryable: true });
+      if (attempt >= 1) throw errors.agentExited("open", "the shared agent process ended while the session was opening it", { retryable: true });
     }
   }
 
   /** Makes `count` live processes exist for `key`; answers when every one is ready. */
   async prewarm(key: string, share: ShareOptions, start: () => Promise<PooledProcess>, count: number): Promise<{ processes: number; started: number }> {
-    if (this.closed) throw new A4aaError("session_closed", "open", "the sidecar is shutting down");
+    if (this.closed) throw errors.sessionClosed("open", "the sidecar is shutting down");
     const have = [...this.entries].filter((e) => e.key === key && !e.dead);
     // All or nothing: a prewarm that would cross --max-agent-processes starts none.
     checkRoom(count - have.length, "open", `agents/prewarm of ${count - have.length} more process(es)`);

@@ -281,7 +281,7 @@ export class SharedChannel implements LaneChannel {
           // The process died under this session's handshake: an open failure, and the next
           // open starts a fresh process (R-SHARE-2), so it is worth retrying.
           if (stage === "initialize" && e instanceof A4aaError && e.code === "agent_exited" && e.stage !== "initialize") {
-            reject(new A4aaError("agent_exited", "initialize", `the shared agent process ended during ${method}: ${e.detail ?? e.message}`, { retryable: true, uncertainEffect: false }));
+            reject(errors.agentExited("initialize", `the shared agent process ended during ${method}: ${e.detail ?? e.message}`, { retryable: true, uncertainEffect: false }));
           } else reject(e);
         },
       );
@@ -305,7 +305,7 @@ export class SharedChannel implements LaneChannel {
 
   async close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
     if (this.closed) return { clean: true };
-    this.closed = new A4aaError("session_closed", "close", "the session was closed");
+    this.closed = errors.sessionClosed("close", "the session was closed");
     const othersClean = first ? await first() : true;
     const id = this.nativeId;
     const bye = id !== null && this.shared.alive ? this.goodbye?.(id) : null;

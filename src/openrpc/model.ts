@@ -48,6 +48,8 @@ export interface ErrorCodeModel {
   /** The JSON-RPC `message`. */
   message: string;
   retryable: boolean;
+  /** (1.3) A failed prompt with this code leaves the session nothing but `session/close`. */
+  endsSession: boolean;
 }
 
 export interface ProtocolModel {
@@ -248,7 +250,7 @@ function readErrorCodes(errorCode: Schema | undefined, errors: RpcErrorModel[], 
   return values.map((code) => {
     const e = table[code];
     const rpc = errors.find((x) => x.name === e.rpcError) ?? fail(`x-error-codes: ${code} names ${String(e.rpcError)}, which components.errors does not have`);
-    return { code, rpcError: rpc.name, rpcCode: rpc.code, message: String(e.message), retryable: e.retryable === true };
+    return { code, rpcError: rpc.name, rpcCode: rpc.code, message: String(e.message), retryable: e.retryable === true, endsSession: e.endsSession === true };
   });
 }
 

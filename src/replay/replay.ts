@@ -7,13 +7,13 @@ import { Dialog, type ReplayIo, type ReplayOptions, type Substitutions } from ".
 import { replayTurn, TurnTracker } from "./per-turn.js";
 import { classify } from "./protocol.js";
 import { LazyEntries, TranscriptFile } from "./transcript-file.js";
+import { SESSION_PROCESS_DRIVERS } from "../../generated/ts/limits.js";
 
-const STREAM_JSON_DRIVERS = new Set(["claudeCode", "qwen"]);
 
 /** Whether the recorded session ran one process per turn. */
 export function isPerTurn(header: TranscriptHeader): boolean {
   const spec = header.spec as { lane?: string; driver?: string };
-  return spec?.lane === "cli" && !STREAM_JSON_DRIVERS.has(String(spec.driver));
+  return spec?.lane === "cli" && !(SESSION_PROCESS_DRIVERS as readonly string[]).includes(String(spec.driver));
 }
 
 /** Writes `text`; resolves once the stream takes more (or failed: a gone reader ends nothing here). */

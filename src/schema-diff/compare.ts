@@ -32,6 +32,8 @@ const UPPER = ["maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxPrope
 const EXACT = ["pattern", "format", "multipleOf", "propertyNames"];
 // `x-empty-means-absent` is a generator hint (an empty string already meant absent): a docs change.
 const DOCS = ["description", "title", "summary", "examples", "$comment", "x-empty-means-absent"];
+/** Keywords that state a protocol fact (a default, an x- rule table) of the element they sit on. */
+const FACT_KEYWORDS = new Set(["default", "x-preset-rules", "x-session-process"]);
 /** Keywords the walk understands; any other keyword that differs is `unclassified`. */
 const HANDLED = new Set([
   ...DOCS,
@@ -242,6 +244,9 @@ export class Walker {
       if (HANDLED.has(k) && k !== "tsType") continue;
       if (key(os[k]) === key(ns[k])) continue;
       if (k === "tsType") this.emit(c, "codegen-changed", l, `tsType ${show(os[k])} → ${show(ns[k])}`);
+      // A default (1.3: the `default` keyword) or a rule table first written down states what
+      // the description already said; a changed one changes behaviour hosts may rely on.
+      else if (FACT_KEYWORDS.has(k)) this.emit(c, os[k] === undefined ? "protocol-fact-declared" : "protocol-fact-changed", l, `${k}: ${show(os[k])} → ${show(ns[k])}`);
       else this.emit(c, "unclassified", l, `keyword ${k}: ${show(os[k])} → ${show(ns[k])}`);
     }
   }

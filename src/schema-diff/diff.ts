@@ -162,6 +162,8 @@ function protocolFacts(a: ProtocolModel, b: ProtocolModel, w: Walker, c: Ctx): v
     if (!a.extensions.includes(name) && b.extensions.includes(name)) w.emit(c, "protocol-fact-declared", "x-extensions", `${name} declared`);
     return a.extensions.includes(name) && b.extensions.includes(name);
   };
+  // `endsSession` (1.3) is declared when the first code carries it.
+  const endsDeclared = a.errorCodes.some((e) => e.endsSession);
   if (declared("x-error-codes")) {
     for (const o of a.errorCodes) {
       const n = b.errorCodes.find((x) => x.code === o.code);
@@ -171,8 +173,19 @@ function protocolFacts(a: ProtocolModel, b: ProtocolModel, w: Walker, c: Ctx): v
       if (o.rpcError !== n.rpcError && o.rpcCode !== n.rpcCode) w.emit(c, "error-code-changed", loc, `JSON-RPC code ${o.rpcCode} → ${n.rpcCode}`);
       if (o.message !== n.message) w.emit(c, "docs-changed", loc, "JSON-RPC message");
       if (o.retryable !== n.retryable) w.emit(c, "protocol-fact-changed", loc, `retryable ${o.retryable} → ${n.retryable}`);
+      if (endsDeclared && o.endsSession !== n.endsSession) w.emit(c, "protocol-fact-changed", loc, `endsSession ${o.endsSession} → ${n.endsSession}`);
     }
   }
+  if (!endsDeclared && b.errorCodes.some((e) => e.endsSession)) w.emit(c, "protocol-fact-declared", "ErrorCode", "x-error-codes endsSession declared");
+  if (declared("x-limits")) {
+    const ol = (a.document["x-limits"] ?? {}) as Record<string, { value?: unknown }>;
+    const nl = (b.document["x-limits"] ?? {}) as Record<string, { value?: unknown }>;
+    for (const name of new Set([...Object.keys(ol), ...Object.keys(nl)])) {
+      if (ol[name]?.value !== nl[name]?.value) w.emit(c, "protocol-fact-changed", `x-limits ${name}`, `${String(ol[name]?.value)} → ${String(nl[name]?.value)}`);
+    }
+  }
+  declared("x-preset-rules");
+  declared("x-session-process");
   const stages = declared("x-error-stage");
   const ends = declared("x-ends-event-stream");
   for (const o of a.methods) {

@@ -317,13 +317,13 @@ export const RULES: Rule[] = [
   },
   {
     name: "protocol-fact-declared",
-    summary: "An x- extension that states what the sidecar already does (x-error-codes, x-error-stage, x-ends-event-stream) was declared for the first time.",
+    summary: "An x- extension or keyword that states what the sidecar already does (x-error-codes and their endsSession, x-error-stage, x-ends-event-stream, x-limits, x-preset-rules, x-session-process, a field's `default`) was declared for the first time.",
     judge: () => j("ok", "ok", "it writes down the behaviour the previous version already had; generated code gains constants"),
     docsOnly: true,
   },
   {
     name: "protocol-fact-changed",
-    summary: "A declared default changed: an error code's retryable, a method's error stage.",
+    summary: "A declared default changed: an error code's retryable or endsSession, a method's error stage, a field's `default`, an x-limits value, a preset rule, the session-process drivers.",
     judge: () => j("warn", "warn", "hosts that branch on the old value see another one; the field is still sent on every error"),
   },
   {

@@ -88,7 +88,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
       if (e.code === "internal_error") logger.error(`${method} failed unexpectedly: ${(err as Error)?.stack ?? e.message}`);
       return e.toRpcError();
     },
-    invalidRequest: (reason) => new A4aaError("invalid_request", "transport", reason).toRpcError(),
+    invalidRequest: (reason) => errors.invalidRequest("transport", reason).toRpcError(),
     onInvalid: (reason) => logger.warn(`invalid JSON-RPC message from the host: ${reason}`),
     onUnmatchedResponse: (m) => {
       if (logger.enabled("debug")) logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late?)`);
@@ -116,16 +116,16 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   function dispatch(method: string, rawParams: unknown): unknown {
     if (!isMethodName(method) || METHODS[method].direction !== "hostToSidecar") {
-      throw new A4aaError("method_not_found", "transport", `a4aa.v1 has no method ${JSON.stringify(method)} for hosts to call`);
+      throw errors.methodNotFound("transport", `a4aa.v1 has no method ${JSON.stringify(method)} for hosts to call`);
     }
     const m = method as HostToSidecarMethod;
     const params = rawParams === undefined ? {} : rawParams;
     const stage = METHODS[m].errorStage ?? "transport";
     if (Array.isArray(params)) {
-      throw new A4aaError("invalid_params", stage, "params must be an object: a4aa.v1 methods take their params by name");
+      throw errors.invalidParams(stage, "params must be an object: a4aa.v1 methods take their params by name");
     }
     const validate = paramsValidators[m];
-    if (!validate(params)) throw new A4aaError("invalid_params", stage, formatParamsErrors(validate.errors));
+    if (!validate(params)) throw errors.invalidParams(stage, formatParamsErrors(validate.errors));
     return (handlers[m] as (p: unknown) => unknown)(params);
   }
 
@@ -185,6 +185,6 @@ function badLineError(bad: BadLine): A4aaError {
       return new A4aaError(bad.kind, "transport", bad.detail);
     case "too_deep":
     case "not_object":
-      return new A4aaError("invalid_request", "transport", bad.detail);
+      return errors.invalidRequest("transport", bad.detail);
   }
 }

@@ -21,8 +21,9 @@ import { AgentCatalog } from "../catalog/catalog.js";
 import { specForOpen } from "../catalog/open.js";
 import type { HostChannel } from "./host-channel.js";
 import { Session, type SessionTimings } from "./session.js";
+import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 
-export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
 export interface SessionManagerOptions {
   host: HostChannel;
@@ -52,7 +53,7 @@ export class SessionManager implements SessionService {
   readonly pool: SharedPool;
 
   constructor(private readonly o: SessionManagerOptions) {
-    this.timings = { cancelGraceMs: 10_000, ...o.timings };
+    this.timings = { cancelGraceMs: LIMITS.cancelGraceMs, ...o.timings };
     this.pool = new SharedPool(o.logger);
   }
 
@@ -105,7 +106,7 @@ export class SessionManager implements SessionService {
     } catch {
       // reported below
     }
-    if (!isDir) throw new A4aaError("invalid_params", "open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
+    if (!isDir) throw errors.invalidParams("open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
 
     // R-REC-1: the redactor learns every literal before anything about this open is logged.
     secrets.add(mcpLiterals(params.options?.mcpServers));
@@ -187,9 +188,7 @@ export class SessionManager implements SessionService {
   async prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
     const { spec } = this.resolve(params);
     if ((spec.lane !== "acp" && spec.lane !== "rpc") || !spec.share) {
-      throw new A4aaError(
-        "invalid_params",
-        "open",
+      throw errors.invalidParams("open",
         `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
       );
     }

@@ -2,27 +2,20 @@
 // rest, and anything short of a valid host choice is `cancelled` (R-PERM-1).
 import type { PermissionPreset, PermissionRequest, PermissionResolvedEvent, ToolKind } from "../../generated/ts/types.js";
 import { validatePermissionResponse } from "../../generated/ts/validators.js";
+import { PRESET_RULES } from "../../generated/ts/limits.js";
 import type { Logger } from "../log.js";
 import type { LanePermissionOption, PermissionAsk, PermissionDecision } from "../lanes/lane.js";
 import type { HostChannel } from "./host-channel.js";
 
-const READ_KINDS: ReadonlySet<ToolKind> = new Set(["read", "search", "think", "fetch"]);
-const EDIT_KINDS: ReadonlySet<ToolKind> = new Set(["edit", "move", "delete"]);
 
 type PresetChoice = { allow: true } | { allow: false } | null;
 
 /** What a preset does with a kind of tool call: allow, reject, or leave it to the host (null). */
 export function presetChoice(preset: PermissionPreset, kind: ToolKind): PresetChoice {
-  switch (preset) {
-    case "ask":
-      return null;
-    case "bypass":
-      return { allow: true };
-    case "acceptEdits":
-      return READ_KINDS.has(kind) || EDIT_KINDS.has(kind) ? { allow: true } : null;
-    case "readOnly":
-      return { allow: READ_KINDS.has(kind) };
-  }
+  // The rule is the schema's (PermissionPreset's x-preset-rules), generated.
+  const rule = PRESET_RULES[preset];
+  if (rule.allow.includes(kind)) return { allow: true };
+  return rule.otherwise === "ask" ? null : { allow: rule.otherwise === "allow" };
 }
 
 /** The option a preset picks: a "once" option of the right sign; never an "always" one. */

@@ -3,7 +3,7 @@
 // at a time, cancel settles as `cancelled` whatever the agent answers, close waits for
 // the opening and ends the turn, then the process tree, before it answers.
 import type { AgentEvent, AgentSpec, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
-import { A4aaError } from "../errors.js";
+import { A4aaError, errors } from "../errors.js";
 import { Journal } from "../journal/journal.js";
 import { waitAtMost } from "../supervise/deadline.js";
 import { withProcessTap, type ProcessTap } from "../supervise/taps.js";
@@ -18,7 +18,7 @@ import { PermissionBroker } from "./permissions.js";
 const MESSAGE_SEPARATOR = "\n\n";
 const MAX_REMEMBERED_TOOL_CALLS = 10_000;
 
-export type SessionState = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
+export type SessionPhase = "opening" | "idle" | "turn" | "dead" | "closing" | "closeFailed" | "closed";
 
 export interface SessionTimings {
   /** After a cancel is delivered, how long the agent has to settle the turn. Default 10 s. */
@@ -56,7 +56,7 @@ export type LaneSetup = Omit<LaneContext<AgentSpec>, "sessionId" | "emit" | "new
 
 export class Session {
   readonly id: string;
-  private stateNow: SessionState = "opening";
+  private stateNow: SessionPhase = "opening";
   private lane: LaneSession | null = null;
   private opening: Promise<LaneSession> | null = null;
   /** Aborted when closing starts; lanes see it as ctx.signal. */
@@ -83,7 +83,7 @@ export class Session {
     });
   }
 
-  get state(): SessionState {
+  get state(): SessionPhase {
     return this.stateNow;
   }
 
@@ -111,7 +111,7 @@ export class Session {
     if (this.closingStarted) {
       // The sidecar began shutting down while the agent was starting.
       await this.close().catch(() => undefined);
-      throw new A4aaError("session_closed", "open", "the sidecar shut down while the session was opening");
+      throw errors.sessionClosed("open", "the sidecar shut down while the session was opening");
     }
     this.stateNow = "idle";
     return lane;
@@ -162,14 +162,14 @@ export class Session {
 
   async prompt(request: PromptRequest): Promise<TurnOutcome> {
     if (this.closingStarted) {
-      throw new A4aaError("session_closing", "prompt", `session ${this.id} is closing; open a new session`);
+      throw errors.sessionClosing("prompt", `session ${this.id} is closing; open a new session`);
     }
     if (this.state === "turn") {
-      throw new A4aaError("turn_in_progress", "prompt", `session ${this.id} is already running a turn; wait for it or cancel it`);
+      throw errors.turnInProgress("prompt", `session ${this.id} is already running a turn; wait for it or cancel it`);
     }
     if (this.state === "dead" || !this.lane || !this.lane.alive) {
       this.stateNow = "dead";
-      throw new A4aaError("agent_exited", "prompt", `the agent of session ${this.id} has exited; only session/close is possible`, {
+      throw errors.agentExited("prompt", `the agent of session ${this.id} has exited; only session/close is possible`, {
         uncertainEffect: false,
       });
     }
@@ -213,7 +213,7 @@ export class Session {
           this.logger.debug(`turn ended after cancel with ${(err as Error)?.message ?? err}; reported as cancelled`, this.id);
           turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
         } else {
-          turn.settle({ error: err instanceof A4aaError ? err : new A4aaError("internal_error", "prompt", String((err as Error)?.stack ?? err)) });
+          turn.settle({ error: err instanceof A4aaError ? err : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
         }
       },
     );
@@ -269,7 +269,7 @@ export class Session {
       // period, else with session_closed.
       await this.cancel(false);
       await waitAtMost(turn.done, this.o.timings.cancelGraceMs);
-      turn.settle({ error: new A4aaError("session_closed", "prompt", `session ${this.id} was closed during the turn`, { uncertainEffect: true }) });
+      turn.settle({ error: errors.sessionClosed("prompt", `session ${this.id} was closed during the turn`, { uncertainEffect: true }) });
     }
     if (!this.lane) {
       this.stateNow = "closed";
@@ -278,7 +278,7 @@ export class Session {
     const r = await this.lane.close();
     if (!r.clean) {
       this.stateNow = "closeFailed";
-      throw new A4aaError("cleanup_failed", "close", r.detail ?? `processes of session ${this.id} survived the stop ladder`, {
+      throw errors.cleanupFailed("close", r.detail ?? `processes of session ${this.id} survived the stop ladder`, {
         retryable: true,
       });
     }

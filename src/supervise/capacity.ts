@@ -3,7 +3,7 @@
 // CLI turns, PTY sessions, terminals — counts from its start until its stop ladder has
 // ended it. Beyond the bound a start is refused `at_capacity` (retryable) before anything
 // is spawned, so a host or an agent asking for thousands gets an error, not a fork bomb.
-import { A4aaError } from "../errors.js";
+import { errors, type A4aaError } from "../errors.js";
 import type { ErrorStage } from "../../generated/ts/types.js";
 import { liveProcessCount } from "./supervised-process.js";
 
@@ -31,8 +31,7 @@ export function agentProcessesInUse(): number {
 export function checkRoom(n: number, stage: ErrorStage, what = "an agent process"): void {
   const used = agentProcessesInUse();
   if (used + n <= max) return;
-  throw new A4aaError(
-    "at_capacity",
+  throw errors.atCapacity(
     stage,
     `${what} would take this sidecar over its bound of ${max} agent processes (--max-agent-processes; ${used} running or starting): close sessions or wait for idle shared processes to end, then retry`,
     { retryable: true },

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
-import { A4aaError } from "../errors.js";
+import { errors, type A4aaError } from "../errors.js";
 import { sidecarCookiePrefix } from "./cookie.js";
 
 const SCRIPT = fileURLToPath(new URL("./guard-main.js", import.meta.url));
@@ -48,9 +48,7 @@ export class SidecarGuard {
   armed(): A4aaError | null {
     if (this.child || this.start()) return null;
     const wait = Math.max(0, this.restartAt - Date.now());
-    return new A4aaError(
-      "spawn_failed",
-      "spawn",
+    return errors.spawnFailed(
       `the supervision guard is not running (it was killed or could not start; a new one starts in ${wait} ms): nothing is started without it; retry`,
       { retryable: true },
     );

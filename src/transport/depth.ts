@@ -1,9 +1,10 @@
 // How deep a line of JSON nests, found without recursion and before anything recursive
 // (JSON.stringify, the validators, the lanes' walkers) can see the parsed value: JSON
 // nested some thousands deep overflows the stack of any recursive walker.
+import { LIMITS } from "../../generated/ts/limits.js";
 
 /** Deepest nesting a message may have; legitimate messages stay far below it. */
-export const MAX_JSON_DEPTH = 1000;
+export const MAX_JSON_DEPTH: number = LIMITS.jsonMaxDepth;
 
 /** True when `text` opens more than `max` arrays/objects inside one another (strings skipped). */
 export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boolean {

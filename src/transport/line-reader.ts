@@ -3,8 +3,9 @@
 // whatever the line's length, and the next line is read normally.
 
 import { reclaimMemory, reclaimYoung } from "./reclaim.js";
+import { LIMITS } from "../../generated/ts/limits.js";
 
-export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_LINE_BYTES: number = LIMITS.frameMaxBytes;
 
 export interface LineReaderOptions {
   /** Most bytes a line may hold, not counting an optional `\r` and the `\n`. */

@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { image } from "../../../clients/ts/index.js";
 import type { ContentBlock, ImageContent } from "../../../generated/ts/types.js";
-import { MAX_IMAGE_BYTES } from "../../lanes/prompt-content.js";
+import { LIMITS } from "../../../generated/ts/limits.js";
 
 /** Text files bigger than this are refused: a prompt is not the way to hand over a data set. */
 export const MAX_TEXT_BYTES = 8 * 1024 * 1024;
@@ -38,7 +38,7 @@ export function attachment(file: string, cwd: string): ContentBlock {
     throw new AttachError(`cannot attach ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
   }
   // Nothing bigger than an image can be sent: refused before it is read.
-  if (size > MAX_IMAGE_BYTES) throw new AttachError(`cannot attach ${file}: it is ${size} bytes; at most ${MAX_IMAGE_BYTES} for an image (20 MiB), ${MAX_TEXT_BYTES} for a text file (8 MiB)`);
+  if (size > LIMITS.imageMaxBytes) throw new AttachError(`cannot attach ${file}: it is ${size} bytes; at most ${LIMITS.imageMaxBytes} for an image (20 MiB), ${MAX_TEXT_BYTES} for a text file (8 MiB)`);
   const bytes = readFileSync(abs);
   const mimeType = imageType(bytes);
   if (mimeType) return image(bytes, mimeType);

@@ -1,6 +1,7 @@
 // The one printer of agent sessions, shared by `a4aa run` and `a4aa demo`: turns a4aa.v1
 // events, turn outcomes and errors into text a person reads as it comes.
 import type { AgentEvent, OpenResult, PermissionRequest, PlanEntry, ToolCallStatus, ToolKind, TurnOutcome, Usage } from "../../../generated/ts/types.js";
+import { currentSelectorValue } from "../../../clients/ts/index.js";
 import { describeError } from "./hints.js";
 import type { Screen } from "./screen.js";
 import { SPINNER, count, fit, seconds, type Colors } from "./style.js";
@@ -41,8 +42,7 @@ export class Renderer {
   /** The session header: which agent, lane, session, mode. */
   opened(open: OpenResult, label: string): void {
     this.nativeSessionId = open.nativeSessionId;
-    const modes = open.sessionState?.modes as { currentModeId?: string } | undefined;
-    this.currentMode = modes?.currentModeId;
+    this.currentMode = open.sessionState ? currentSelectorValue(open.sessionState, "mode") : undefined;
     const agent = open.agentInfo ? `${open.agentInfo.title ?? open.agentInfo.name}${open.agentInfo.version ? ` ${open.agentInfo.version}` : ""}` : label;
     const bits = [`${open.capabilities.lane} lane`, `session ${open.sessionId}`];
     if (this.currentMode) bits.push(`mode ${this.currentMode}`);

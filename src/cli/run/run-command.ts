@@ -1,7 +1,8 @@
 // `a4aa run`: a person's client for any agent: one turn with a prompt, an interactive session
 // without one (on a terminal), or the a4aa.v1 events as NDJSON with --json.
 import { createInterface } from "node:readline";
-import { A4aaError, type PermissionRequest, type PermissionResponse, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
+import { A4aaError, currentSelectorValue, offeredValues, type PermissionRequest, type PermissionResponse, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
+import { ERROR_CODES, type ErrorCodeInfo } from "../../../generated/ts/errors.js";
 import { UsageError } from "../args.js";
 import { AttachError, attachment, describeAttachment } from "./attachments.js";
 import { describeError } from "./hints.js";
@@ -14,7 +15,6 @@ import { colors, wantColor } from "./style.js";
 
 const EXIT = { ok: 0, error: 1, cancelled: 130 } as const;
 /** After these the session cannot take another prompt. */
-const FATAL = new Set(["agent_exited", "session_closed", "session_closing", "peer_closed", "unknown_session"]);
 
 export async function runCommand(argv: string[]): Promise<number> {
   const o = parseRunArgs(argv);
@@ -306,7 +306,7 @@ class TerminalRun {
       const code = describeError(e).code;
       // A one-shot run's error also goes to stderr (the exit status's reason, for scripts).
       if (!this.interactiveMode) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
-      return FATAL.has(code) ? "fatal" : "error";
+      return (ERROR_CODES as Partial<Record<string, ErrorCodeInfo>>)[code]?.endsSession ? "fatal" : "error";
     } finally {
       this.typedAhead = this.keys?.stop() ?? "";
       this.inTurn = false;
@@ -423,20 +423,8 @@ class TerminalRun {
   }
 }
 
-/** The ids an agent offered for a selector, from its session state (ACP modes, config options). */
+/** The ids an agent offered for a selector and the current one, read as the sidecar reads them (the client's session-state helpers). */
 function offered(state: SessionState | null, kind: "mode" | "model"): { ids: string[]; current?: string } {
   if (!state) return { ids: [] };
-  if (kind === "mode" && state.modes) {
-    const m = state.modes as { currentModeId?: string; availableModes?: { id: string }[] };
-    return { ids: (m.availableModes ?? []).map((x) => x.id), current: m.currentModeId };
-  }
-  const opt = (state.configOptions ?? []).find((c) => (c as { category?: string }).category === kind) as
-    | { currentValue?: string; options?: { value: string }[] }
-    | undefined;
-  if (opt) return { ids: (opt.options ?? []).map((x) => x.value), current: opt.currentValue };
-  if (kind === "model" && state.models) {
-    const m = state.models as { currentModelId?: string; availableModels?: { modelId: string }[] };
-    return { ids: (m.availableModels ?? []).map((x) => x.modelId), current: m.currentModelId };
-  }
-  return { ids: [] };
+  return { ids: offeredValues(state, kind), current: currentSelectorValue(state, kind) };
 }

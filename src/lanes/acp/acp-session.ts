@@ -28,7 +28,7 @@ import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-proc
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
-import { currentValue, markCurrent, offered, selectorCall, type AcpSessionState, type SelectorKind } from "./selectors.js";
+import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
 import { DEFAULT_MAX_TERMINALS, Terminals } from "./terminals.js";
 
 export const ACP_PROTOCOL_VERSION = 1;
@@ -75,13 +75,13 @@ export async function acpInitialize(
       clientInfo: { name: o.clientName, version: o.clientVersion },
     },
     "initialize",
-    (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+    (e) => errors.initializeFailed("initialize", `initialize: ${e.message}`),
   );
   if (!validateInitializeResponse(init)) {
-    throw new A4aaError("initialize_failed", "initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
+    throw errors.initializeFailed("initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
   }
   if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
-    throw new A4aaError("initialize_failed", "initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
+    throw errors.initializeFailed("initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
   }
   let agentInfo: AgentInfo | null = null;
   const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
@@ -108,7 +108,7 @@ export class AcpLaneSession implements LaneSession {
   private acted = false;
   private readonly agent: AcpChannel;
   private readonly toolCalls = new Map<string, ToolCallMemory>();
-  private readonly state: AcpSessionState = {};
+  private readonly state: SessionState = {};
   private readonly fs: ConfinedFs | null;
   private readonly terminals: Terminals | null;
   private lastCostUsd: number | undefined;
@@ -160,7 +160,7 @@ export class AcpLaneSession implements LaneSession {
     const refused: Refusal = (e) =>
       e.code === ACP_AUTH_REQUIRED || looksLikeAuthFailure(e.message)
         ? authFailure(spec, "initialize", `${e.method}: ${e.message}`)
-        : new A4aaError("initialize_failed", "initialize", e.message);
+        : errors.initializeFailed("initialize", e.message);
     let answer: A.NewSessionResponse;
     if (this.ctx.resume) {
       if (!canResume && !canLoad) {
@@ -174,15 +174,15 @@ export class AcpLaneSession implements LaneSession {
     } else {
       answer = await this.agent.request<A.NewSessionResponse>("session/new", sessionParams, "initialize", refused);
       if (!validateNewSessionResponse(answer)) {
-        throw new A4aaError("initialize_failed", "initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
+        throw errors.initializeFailed("initialize", `the agent's session/new answer is not ACP: ${JSON.stringify(validateNewSessionResponse.errors?.[0] ?? {})}`);
       }
       this.nativeSessionId = answer.sessionId;
       this.agent.bind(answer.sessionId);
     }
     const a = answer as { modes?: unknown; models?: unknown; configOptions?: unknown };
-    if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as AcpSessionState["modes"];
-    if (a.models && typeof a.models === "object") this.state.models = a.models as AcpSessionState["models"];
-    if (Array.isArray(a.configOptions)) this.state.configOptions = a.configOptions as AcpSessionState["configOptions"];
+    if (a.modes && typeof a.modes === "object") this.state.modes = a.modes as SessionState["modes"];
+    if (a.models && typeof a.models === "object") this.state.models = a.models as SessionState["models"];
+    if (Array.isArray(a.configOptions)) this.state.configOptions = a.configOptions as SessionState["configOptions"];
 
     for (const kind of ["mode", "model", "effort"] as SelectorKind[]) {
       const value = this.ctx.options[kind];
@@ -207,9 +207,9 @@ export class AcpLaneSession implements LaneSession {
       },
     };
     const st: SessionState = {};
-    if (this.state.modes) st.modes = this.state.modes as SessionState["modes"];
-    if (this.state.models) st.models = this.state.models as SessionState["models"];
-    if (this.state.configOptions) st.configOptions = this.state.configOptions as unknown as SessionState["configOptions"];
+    if (this.state.modes) st.modes = this.state.modes;
+    if (this.state.models) st.models = this.state.models;
+    if (this.state.configOptions) st.configOptions = this.state.configOptions;
     this.sessionState = st;
     this.agent.ready();
   }
@@ -223,7 +223,7 @@ export class AcpLaneSession implements LaneSession {
         errors.unsupportedSelector(stage, `the agent refused ${kind} ${JSON.stringify(value)}: ${e.message}`),
       )) ?? {};
     markCurrent(this.state, kind, value);
-    if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as AcpSessionState["configOptions"];
+    if (Array.isArray(r.configOptions)) this.state.configOptions = r.configOptions as SessionState["configOptions"];
   }
 
   checkTurn(input: TurnInput): void {

@@ -5,7 +5,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { ContentBlock, ImageContent } from "../../../generated/ts/types.js";
-import { A4aaError } from "../../errors.js";
+import { A4aaError, errors } from "../../errors.js";
 import { registerTemp, releaseTemp, tempPrefix } from "../../supervise/temp-files.js";
 
 const EXT: Record<ImageContent["mimeType"], string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
@@ -43,7 +43,7 @@ export class PromptFiles {
     } catch (e) {
       await rm(dir, { recursive: true, force: true });
       releaseTemp(dir);
-      throw new A4aaError("internal_error", "prompt", `could not write the prompt's images to ${dir}: ${(e as Error).message}; nothing was started`);
+      throw errors.internalError("prompt", `could not write the prompt's images to ${dir}: ${(e as Error).message}; nothing was started`);
     }
   }
 

@@ -190,7 +190,7 @@ export class StreamJsonSession implements LaneSession {
         throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
       }
       if (answer.subtype === "error") {
-        throw new A4aaError("initialize_failed", "initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
+        throw errors.initializeFailed("initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
       }
     } catch (e) {
       await this.stopProcess(0);

@@ -140,7 +140,7 @@ export class CodexLaneSession implements LaneSession {
     const refused: Refusal = (e) =>
       /auth|login|unauthori[sz]ed/i.test(e.message) || looksLikeAuthFailure(e.message)
         ? authFailure(ctx.spec, "initialize", `${what}: ${e.message}`)
-        : new A4aaError("initialize_failed", "initialize", `${what}: ${e.message}`);
+        : errors.initializeFailed("initialize", `${what}: ${e.message}`);
     if (ctx.resume) this.agent.bind(ctx.resume, false);
     const answer: C.ThreadStartResponse | C.ThreadResumeResponse = ctx.resume
       ? await this.agent.request<C.ThreadResumeResponse>(
@@ -153,7 +153,7 @@ export class CodexLaneSession implements LaneSession {
       : await this.agent.request<C.ThreadStartResponse>("thread/start", common as C.ThreadStartParams, "initialize", refused);
     const thread = (answer as { thread?: { id?: unknown } })?.thread;
     if (!thread || typeof thread.id !== "string") {
-      throw new A4aaError("initialize_failed", "initialize", `codex answered thread/${ctx.resume ? "resume" : "start"} without a thread id: ${JSON.stringify(answer)?.slice(0, 500)}`);
+      throw errors.initializeFailed("initialize", `codex answered thread/${ctx.resume ? "resume" : "start"} without a thread id: ${JSON.stringify(answer)?.slice(0, 500)}`);
     }
     this.threadId = thread.id;
     this.nativeSessionId = thread.id;
@@ -447,7 +447,7 @@ export async function codexInitialize(agent: Pick<LaneChannel, "request" | "noti
     "initialize",
     { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
     "initialize",
-    (e) => new A4aaError("initialize_failed", "initialize", `initialize: ${e.message}`),
+    (e) => errors.initializeFailed("initialize", `initialize: ${e.message}`),
   );
   agent.notify("initialized");
 }

@@ -46,7 +46,7 @@ test("the x- protocol facts are read and checked", () => {
   }
   assert.ok([...stages.values()].every((s) => typeof s === "string"), "every host → sidecar method has its stage");
   assert.deepEqual(m.methods.filter((x) => x.endsEventStream).map((x) => x.name), ["session/close"]);
-  assert.deepEqual(m.errorCodes.find((c) => c.code === "frame_too_large"), { code: "frame_too_large", rpcError: "InvalidRequest", rpcCode: -32600, message: "Frame too large", retryable: false });
+  assert.deepEqual(m.errorCodes.find((c) => c.code === "frame_too_large"), { code: "frame_too_large", rpcError: "InvalidRequest", rpcCode: -32600, message: "Frame too large", retryable: false, endsSession: false });
 });
 
 test("a document the generators could not emit is refused with a message naming the fix", () => {

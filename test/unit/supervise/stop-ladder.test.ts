@@ -2,9 +2,13 @@
 // ladder; a later caller's shorter grace wins) and the guard failing closed (issue 30, N2).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SidecarGuard } from "../../../src/supervise/guard.js";
-import { startPipe } from "../../../src/supervise/spawn.js";
 import { newMarker } from "../../helpers/procs.js";
+
+// These tests are about the ladder's own graces: the test runner's short-grace cap
+// (A4AA_TEST_GRACE_MS, read when the ladder's module loads) must not apply here.
+delete process.env.A4AA_TEST_GRACE_MS;
+const { SidecarGuard } = await import("../../../src/supervise/guard.js");
+const { startPipe } = await import("../../../src/supervise/spawn.js");
 
 const env = () => ({ PATH: process.env.PATH!, A4AA_TEST_MARKER: newMarker() });
 const sh = (script: string) => startPipe({ program: "sh", args: ["-c", script], cwd: "/", env: env(), name: "ladder-test" });

@@ -145,7 +145,9 @@ def _decode_RpcAgentSpecSandbox(v: Any, path: str = "RpcAgentSpecSandbox") -> Rp
 
 
 CliDriver = Literal["claudeCode", "qwen", "codex", "gemini", "opencode", "cursorAgent", "amp", "generic"]
-"""Which CLI the `cli` lane drives."""
+"""Which CLI the `cli` lane drives. `x-session-process` lists the drivers whose program takes every
+turn of the session (stream-json); the others start one process per turn.
+"""
 _CliDriver_VALUES: FrozenSet[str] = frozenset(get_args(Literal["claudeCode", "qwen", "codex", "gemini", "opencode", "cursorAgent", "amp", "generic"]))
 
 
@@ -2627,13 +2629,278 @@ _AgentInfo_FIELDS: FrozenSet[str] = frozenset({"name", "version", "title"})
 
 
 @dataclass(kw_only=True)
+class SessionMode:
+    """(1.3) ACP `SessionMode`."""
+    id: str
+    name: Optional[str] = None
+    description: Union[Optional[str], Unset] = UNSET
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["id"] = _c.encode(self.id)
+        if self.name is not None:
+            out["name"] = _c.encode(self.name)
+        if self.description is not UNSET:
+            out["description"] = _c.encode(self.description)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionMode") -> SessionMode:
+        """Decodes and checks one SessionMode; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionMode:
+        return cls(
+            id=_c.required(d, "id", path, _c.STRING),
+            name=_c.optional(d, "name", path, _c.STRING, None),
+            description=_c.optional(d, "description", path, _c.nullable(_c.STRING), UNSET),
+            extra=_c.extra(d, _SessionMode_FIELDS),
+        )
+
+
+_SessionMode_FIELDS: FrozenSet[str] = frozenset({"id", "name", "description"})
+
+
+@dataclass(kw_only=True)
+class SessionModeState:
+    """(1.3) ACP `SessionModeState`: the modes the agent offers and the current one."""
+    current_mode_id: Optional[str] = None
+    available_modes: Optional[List[SessionMode]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.current_mode_id is not None:
+            out["currentModeId"] = _c.encode(self.current_mode_id)
+        if self.available_modes is not None:
+            out["availableModes"] = _c.encode(self.available_modes)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionModeState") -> SessionModeState:
+        """Decodes and checks one SessionModeState; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionModeState:
+        return cls(
+            current_mode_id=_c.optional(d, "currentModeId", path, _c.STRING, None),
+            available_modes=_c.optional(d, "availableModes", path, _c.array_of(SessionMode.from_json), None),
+            extra=_c.extra(d, _SessionModeState_FIELDS),
+        )
+
+
+_SessionModeState_FIELDS: FrozenSet[str] = frozenset({"currentModeId", "availableModes"})
+
+
+@dataclass(kw_only=True)
+class ModelInfo:
+    """(1.3) ACP's legacy (unstable) `ModelInfo`."""
+    model_id: str
+    name: Optional[str] = None
+    description: Union[Optional[str], Unset] = UNSET
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["modelId"] = _c.encode(self.model_id)
+        if self.name is not None:
+            out["name"] = _c.encode(self.name)
+        if self.description is not UNSET:
+            out["description"] = _c.encode(self.description)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "ModelInfo") -> ModelInfo:
+        """Decodes and checks one ModelInfo; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> ModelInfo:
+        return cls(
+            model_id=_c.required(d, "modelId", path, _c.STRING),
+            name=_c.optional(d, "name", path, _c.STRING, None),
+            description=_c.optional(d, "description", path, _c.nullable(_c.STRING), UNSET),
+            extra=_c.extra(d, _ModelInfo_FIELDS),
+        )
+
+
+_ModelInfo_FIELDS: FrozenSet[str] = frozenset({"modelId", "name", "description"})
+
+
+@dataclass(kw_only=True)
+class SessionModelState:
+    """(1.3) ACP's legacy (unstable) `SessionModelState`: the models the agent offers and the current
+    one.
+    """
+    current_model_id: Optional[str] = None
+    available_models: Optional[List[ModelInfo]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.current_model_id is not None:
+            out["currentModelId"] = _c.encode(self.current_model_id)
+        if self.available_models is not None:
+            out["availableModels"] = _c.encode(self.available_models)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionModelState") -> SessionModelState:
+        """Decodes and checks one SessionModelState; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionModelState:
+        return cls(
+            current_model_id=_c.optional(d, "currentModelId", path, _c.STRING, None),
+            available_models=_c.optional(d, "availableModels", path, _c.array_of(ModelInfo.from_json), None),
+            extra=_c.extra(d, _SessionModelState_FIELDS),
+        )
+
+
+_SessionModelState_FIELDS: FrozenSet[str] = frozenset({"currentModelId", "availableModels"})
+
+
+@dataclass(kw_only=True)
+class SessionConfigSelectOption:
+    """(1.3) An entry of a select option's `options`: a value (ACP `SessionConfigSelectOption`:
+    `value`, `name`) or a group of them (ACP `SessionConfigSelectGroup`: `group`, `name`,
+    `options`).
+    """
+    value: Optional[str] = None
+    name: Optional[str] = None
+    description: Union[Optional[str], Unset] = UNSET
+    group: Optional[str] = None
+    options: Optional[List[SessionConfigSelectOption]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.value is not None:
+            out["value"] = _c.encode(self.value)
+        if self.name is not None:
+            out["name"] = _c.encode(self.name)
+        if self.description is not UNSET:
+            out["description"] = _c.encode(self.description)
+        if self.group is not None:
+            out["group"] = _c.encode(self.group)
+        if self.options is not None:
+            out["options"] = _c.encode(self.options)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionConfigSelectOption") -> SessionConfigSelectOption:
+        """Decodes and checks one SessionConfigSelectOption; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionConfigSelectOption:
+        return cls(
+            value=_c.optional(d, "value", path, _c.STRING, None),
+            name=_c.optional(d, "name", path, _c.STRING, None),
+            description=_c.optional(d, "description", path, _c.nullable(_c.STRING), UNSET),
+            group=_c.optional(d, "group", path, _c.STRING, None),
+            options=_c.optional(d, "options", path, _c.array_of(SessionConfigSelectOption.from_json), None),
+            extra=_c.extra(d, _SessionConfigSelectOption_FIELDS),
+        )
+
+
+_SessionConfigSelectOption_FIELDS: FrozenSet[str] = frozenset({"value", "name", "description", "group", "options"})
+
+
+@dataclass(kw_only=True)
+class SessionConfigOption:
+    """(1.3) ACP `SessionConfigOption`: one setting the agent offers. `type` `select` (the values in
+    `options`) or `boolean`; a later ACP version may add types.
+    """
+    id: str
+    name: Optional[str] = None
+    description: Union[Optional[str], Unset] = UNSET
+    category: Union[Optional[str], Unset] = UNSET
+    """ACP `SessionConfigOptionCategory`: `mode`, `model`, `model_config`, `thought_level`, or another
+    string.
+    """
+    type: Optional[str] = None
+    current_value: Union[JsonValue, Unset] = UNSET
+    options: Optional[List[SessionConfigSelectOption]] = None
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["id"] = _c.encode(self.id)
+        if self.name is not None:
+            out["name"] = _c.encode(self.name)
+        if self.description is not UNSET:
+            out["description"] = _c.encode(self.description)
+        if self.category is not UNSET:
+            out["category"] = _c.encode(self.category)
+        if self.type is not None:
+            out["type"] = _c.encode(self.type)
+        if self.current_value is not UNSET:
+            out["currentValue"] = _c.encode(self.current_value)
+        if self.options is not None:
+            out["options"] = _c.encode(self.options)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionConfigOption") -> SessionConfigOption:
+        """Decodes and checks one SessionConfigOption; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionConfigOption:
+        return cls(
+            id=_c.required(d, "id", path, _c.STRING),
+            name=_c.optional(d, "name", path, _c.STRING, None),
+            description=_c.optional(d, "description", path, _c.nullable(_c.STRING), UNSET),
+            category=_c.optional(d, "category", path, _c.nullable(_c.STRING), UNSET),
+            type=_c.optional(d, "type", path, _c.STRING, None),
+            current_value=_c.optional(d, "currentValue", path, _decode_JsonValue, UNSET),
+            options=_c.optional(d, "options", path, _c.array_of(SessionConfigSelectOption.from_json), None),
+            extra=_c.extra(d, _SessionConfigOption_FIELDS),
+        )
+
+
+_SessionConfigOption_FIELDS: FrozenSet[str] = frozenset({"id", "name", "description", "category", "type", "currentValue", "options"})
+
+
+@dataclass(kw_only=True)
 class SessionState:
     """The agent's session configuration, as it returned it (ACP `modes`, legacy `models`,
-    `configOptions`).
+    `configOptions`). Typed since 1.3 on ACP's shapes; the agent's other fields pass through. Config
+    options win over `modes` / `models` where both say the same thing (a config option's `category`
+    `mode`, `model`, `thought_level`).
     """
-    modes: Optional[JsonObject] = None
-    models: Optional[JsonObject] = None
-    config_options: Optional[List[JsonObject]] = None
+    modes: Optional[SessionModeState] = None
+    models: Optional[SessionModelState] = None
+    config_options: Optional[List[SessionConfigOption]] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -2658,9 +2925,9 @@ class SessionState:
     @classmethod
     def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionState:
         return cls(
-            modes=_c.optional(d, "modes", path, _decode_JsonObject, None),
-            models=_c.optional(d, "models", path, _decode_JsonObject, None),
-            config_options=_c.optional(d, "configOptions", path, _c.array_of(_decode_JsonObject), None),
+            modes=_c.optional(d, "modes", path, SessionModeState.from_json, None),
+            models=_c.optional(d, "models", path, SessionModelState.from_json, None),
+            config_options=_c.optional(d, "configOptions", path, _c.array_of(SessionConfigOption.from_json), None),
             extra=_c.extra(d, _SessionState_FIELDS),
         )
 
@@ -3711,6 +3978,12 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "SelectorCapabilities": SelectorCapabilities.from_json,
     "AgentInfo": AgentInfo.from_json,
     "SessionState": SessionState.from_json,
+    "SessionModeState": SessionModeState.from_json,
+    "SessionMode": SessionMode.from_json,
+    "SessionModelState": SessionModelState.from_json,
+    "ModelInfo": ModelInfo.from_json,
+    "SessionConfigOption": SessionConfigOption.from_json,
+    "SessionConfigSelectOption": SessionConfigSelectOption.from_json,
     "TurnOutcome": TurnOutcome.from_json,
     "StopReason": _decode_StopReason,
     "Usage": Usage.from_json,
@@ -3865,6 +4138,12 @@ __all__ = [
     "McpCapabilities",
     "Capabilities",
     "AgentInfo",
+    "SessionMode",
+    "SessionModeState",
+    "ModelInfo",
+    "SessionModelState",
+    "SessionConfigSelectOption",
+    "SessionConfigOption",
     "SessionState",
     "OpenResult",
     "StopReason",

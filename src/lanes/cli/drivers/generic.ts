@@ -13,6 +13,7 @@ import { AnsiStripper } from "../ansi.js";
 import { checkSelectors, type SelectorRules } from "../selector-rules.js";
 import { capabilitiesOf, KILL_GRACE_MS, type PerTurnDriver } from "../turn-session.js";
 import type { TextParser } from "../turn-process.js";
+import { DEFAULTS } from "../../../../generated/ts/limits.js";
 
 export const genericRules: SelectorRules = {
   model: false,
@@ -39,9 +40,9 @@ export const genericDriver: PerTurnDriver = {
   }),
 };
 
-const DEFAULT_COLS = 120;
-const DEFAULT_ROWS = 40;
-const DEFAULT_IDLE_MS = 2000;
+const DEFAULT_COLS: number = DEFAULTS.PtyOptions.cols;
+const DEFAULT_ROWS: number = DEFAULTS.PtyOptions.rows;
+const DEFAULT_IDLE_MS: number = DEFAULTS.PtyOptions.idleMs;
 /** After the program exits, how long the PTY may still deliver buffered output. */
 const PTY_FLUSH_MS = 100;
 

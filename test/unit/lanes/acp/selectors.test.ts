@@ -1,8 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { offered, selectorCall, markCurrent, type AcpSessionState } from "../../../../src/lanes/acp/selectors.js";
+import { offered, selectorCall, markCurrent } from "../../../../src/lanes/acp/selectors.js";
+import type { SessionState } from "../../../../generated/ts/types.js";
 
-const state = (): AcpSessionState => ({
+const state = (): SessionState => ({
   modes: { currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "code" }] },
   models: { currentModelId: "m1", availableModels: [{ modelId: "m1" }, { modelId: "m2" }] },
   configOptions: [
@@ -36,4 +37,19 @@ test("markCurrent makes a later call a no-op", () => {
   const s = state();
   markCurrent(s, "effort", "high");
   assert.equal(selectorCall(s, "n", "effort", "high"), null);
+});
+
+test("a host reads the offered values and the current one exactly as the lane does (the client's session-state helpers)", async () => {
+  const client = await import("../../../../clients/ts/index.js");
+  const s = state();
+  // A mode config option wins over `modes`; a boolean option of the same category is not a selector.
+  s.configOptions!.push({ id: "flag", category: "mode", type: "boolean", currentValue: true });
+  s.configOptions!.push({ id: "mode", category: "mode", type: "select", currentValue: "plan", options: [{ group: "g", name: "G", options: [{ value: "plan", name: "Plan" }] }] });
+  for (const kind of ["mode", "model", "effort"] as const) assert.deepEqual(client.offeredValues(s, kind), offered(s, kind), kind);
+  assert.deepEqual(client.offeredValues(s, "mode"), ["plan"]);
+  assert.equal(client.currentSelectorValue(s, "mode"), "plan");
+  assert.equal(client.currentSelectorValue(s, "model"), "a");
+  assert.equal(client.currentSelectorValue(s, "effort"), "low");
+  markCurrent(s, "effort", "high");
+  assert.equal(client.currentSelectorValue(s, "effort"), "high");
 });
