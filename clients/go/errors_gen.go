@@ -54,6 +54,10 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false},
 	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false},
 	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false},
+	ErrorCodeHistoryTruncated:    {RPCCode: -32000, Message: "History truncated", Retryable: false},
+	ErrorCodeOperationConflict:   {RPCCode: -32000, Message: "Operation conflict", Retryable: false},
+	ErrorCodeDraining:            {RPCCode: -32000, Message: "Draining", Retryable: true},
+	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -178,4 +182,24 @@ func NewUnknownAgentError(stage ErrorStage, detail string) *Error {
 // content".
 func NewUnsupportedContentError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeUnsupportedContent, stage, detail)
+}
+
+// NewHistoryTruncatedError makes the `history_truncated`: JSON-RPC -32000 "History truncated".
+func NewHistoryTruncatedError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeHistoryTruncated, stage, detail)
+}
+
+// NewOperationConflictError makes the `operation_conflict`: JSON-RPC -32000 "Operation conflict".
+func NewOperationConflictError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeOperationConflict, stage, detail)
+}
+
+// NewDrainingError makes the `draining`: JSON-RPC -32000 "Draining", retryable.
+func NewDrainingError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeDraining, stage, detail)
+}
+
+// NewAtCapacityError makes the `at_capacity`: JSON-RPC -32000 "At capacity", retryable.
+func NewAtCapacityError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeAtCapacity, stage, detail)
 }

@@ -97,6 +97,11 @@ export declare const validatePermissionCancelled: Validator<T.PermissionCancelle
 export declare const validateErrorData: Validator<T.ErrorData>;
 export declare const validateErrorCode: Validator<T.ErrorCode>;
 export declare const validateErrorStage: Validator<T.ErrorStage>;
+export declare const validateOperationId: Validator<T.OperationId>;
+export declare const validateAttachResult: Validator<T.AttachResult>;
+export declare const validateSessionLifecycle: Validator<T.SessionLifecycle>;
+export declare const validateSessionSummary: Validator<T.SessionSummary>;
+export declare const validateSessionsListResult: Validator<T.SessionsListResult>;
 export declare const validatePingParams: Validator<T.PingParams>;
 export declare const validateRpcDiscoverParams: Validator<T.RpcDiscoverParams>;
 export declare const validateSessionOpenParams: Validator<T.SessionOpenParams>;
@@ -106,5 +111,9 @@ export declare const validateSessionCloseParams: Validator<T.SessionCloseParams>
 export declare const validateAgentsPrewarmParams: Validator<T.AgentsPrewarmParams>;
 export declare const validateAgentsListParams: Validator<T.AgentsListParams>;
 export declare const validateSessionHistoryParams: Validator<T.SessionHistoryParams>;
+export declare const validateSessionsListParams: Validator<T.SessionsListParams>;
+export declare const validateSessionDetachParams: Validator<T.SessionDetachParams>;
+export declare const validateSessionAttachParams: Validator<T.SessionAttachParams>;
 export declare const validateSessionEventParams: Validator<T.SessionEventParams>;
 export declare const validatePermissionRequest: Validator<T.PermissionRequest>;
+export declare const validatePermissionSettledParams: Validator<T.PermissionSettledParams>;

@@ -12,6 +12,7 @@ import { packageVersion } from "../version.js";
 import { AgentCatalog } from "../catalog/catalog.js";
 import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
+import { remoteFlagSpecs, remoteListeners } from "../listen/serve-flags.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -26,6 +27,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
+      ...remoteFlagSpecs,
       help: {},
     },
     "a4aa serve --help",
@@ -49,6 +51,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   const cancelGraceMs = ms("cancel-grace");
   const handshakeTimeoutMs = ms("handshake-timeout");
   const logger = createLogger(level, undefined, secrets.redact);
+  // §15: --listen and its companions; a refused configuration is a UsageError (exit 2).
+  const remote = remoteListeners(flags, logger, ms);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -61,18 +65,20 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     process.stderr.write(`a4aa serve: ${e.message}. Fix the file or leave out --registry ${e.file}.\n`);
     return 2;
   }
-  logger.info(`a4aa ${version} serving a4aa.v1 on stdin/stdout (pid ${process.pid})`);
+  logger.info(`a4aa ${version} serving a4aa.v1 on ${remote.stdio ? "stdin/stdout" : "its listeners"} (pid ${process.pid})`);
   const code = await runServer({
-    input: process.stdin,
-    output: process.stdout,
+    ...(remote.stdio ? { input: process.stdin, output: process.stdout } : {}),
+    listeners: remote.listeners,
+    onListening: remote.listeners.length ? () => remote.announce() : undefined,
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
     agents: { list: (probe) => catalog.list(probe) },
     onHostLine: recording?.hostLine,
-    createSessions: (host) =>
+    createSessions: (gate) =>
       new SessionManager({
-        host,
+        gate,
+        detachTtlMs: remote.detachTtlMs,
         logger,
         version,
         hostEnv: process.env,
