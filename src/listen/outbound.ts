@@ -5,6 +5,10 @@
 import { Writable } from "node:stream";
 
 export const DEFAULT_MAX_OUTBOUND_BYTES = 16 * 1024 * 1024;
+/** How long a connection may stay past its bound (one big message to a fast reader does, briefly). */
+export const SLOW_GRACE_MS = 1000;
+/** Past the bound by more than the largest frame: slow at once. */
+const HARD_EXTRA_BYTES = 64 * 1024 * 1024;
 
 export interface OutboundSink {
   /** Sends one NDJSON line's JSON (WebSocket: one text frame) or raw bytes (unix socket). */
@@ -19,11 +23,22 @@ export interface OutboundSink {
  * `framed`: the writer's lines become one message each (WebSocket), else the text goes out
  * as written (unix socket, NDJSON).
  */
-export function boundedOutput(sink: OutboundSink, maxBytes: number, framed: boolean): Writable {
+export function boundedOutput(sink: OutboundSink, maxBytes: number, framed: boolean, graceMs = SLOW_GRACE_MS): Writable {
   let partial = "";
   let over = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = () => {
+    if (over) return;
+    over = true;
+    if (timer) clearTimeout(timer);
+    sink.slow();
+  };
   return new Writable({
     decodeStrings: false,
+    destroy(err, cb) {
+      if (timer) clearTimeout(timer);
+      cb(err);
+    },
     write(chunk: string | Buffer, _enc, cb) {
       if (over) return cb();
       const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
@@ -38,9 +53,15 @@ export function boundedOutput(sink: OutboundSink, maxBytes: number, framed: bool
         }
         if (start < text.length) partial += text.slice(start);
       }
-      if (sink.pending() > maxBytes) {
-        over = true;
-        sink.slow();
+      const pending = sink.pending();
+      if (pending > maxBytes + HARD_EXTRA_BYTES) tooSlow();
+      else if (pending > maxBytes && !timer) {
+        // Still past the bound after the grace period: the reader is not keeping up.
+        timer = setTimeout(() => {
+          timer = undefined;
+          if (sink.pending() > maxBytes) tooSlow();
+        }, graceMs);
+        timer.unref();
       }
       cb();
     },

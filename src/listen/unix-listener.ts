@@ -52,6 +52,7 @@ export class UnixListener implements Listener {
         o.maxOutboundBytes,
         false,
       );
+      socket.on("close", () => output.destroy());
       accept({ input: socket, output, tenant: "", name, close: () => socket.end() });
     });
     this.server = server;

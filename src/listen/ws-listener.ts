@@ -111,7 +111,7 @@ export class WsListener implements Listener {
           o.logger.warn(`${name}: more than ${o.maxOutboundBytes} bytes waiting to be sent; closing it (${SLOW_CONSUMER.code} ${SLOW_CONSUMER.reason}), its sessions detach`);
           ws.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
           // A peer that reads nothing does not read the close frame either.
-          setTimeout(() => ws.terminate(), 1000).unref();
+          setTimeout(() => ws.terminate(), 5000).unref();
         },
       },
       o.maxOutboundBytes,
@@ -145,6 +145,7 @@ export class WsListener implements Listener {
       clearInterval(heartbeat);
       this.links.delete(ws);
       input.end();
+      output.destroy();
     };
     ws.on("close", ended);
     ws.on("error", (e) => {
