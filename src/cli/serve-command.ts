@@ -12,7 +12,7 @@ import { packageVersion } from "../version.js";
 import { AgentCatalog } from "../catalog/catalog.js";
 import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
-import { remoteFlagSpecs, remoteListeners } from "../listen/serve-flags.js";
+import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);

@@ -22,7 +22,9 @@ export function parseListenAddress(text: string): ListenAddress {
   if (url.protocol !== "ws:" && url.protocol !== "wss:") {
     throw new Error(`--listen ${JSON.stringify(text)}: the scheme must be ws, wss or unix, not ${url.protocol.replace(/:$/, "")}`);
   }
-  if (!url.port) throw new Error(`--listen ${JSON.stringify(text)}: name the port, e.g. ws://127.0.0.1:7700`);
+  // URL drops a scheme's default port (80, 443): read it from the text.
+  const port = url.port || /^wss?:\/\/(?:\[[^\]]*\]|[^/:]*):(\d+)/i.exec(text)?.[1];
+  if (!port) throw new Error(`--listen ${JSON.stringify(text)}: name the port, e.g. ws://127.0.0.1:7700`);
   if (url.username || url.password || url.search || url.hash) {
     throw new Error(`--listen ${JSON.stringify(text)}: only a host, a port and a path are allowed (tokens go in --auth-token-file)`);
   }
@@ -30,7 +32,7 @@ export function parseListenAddress(text: string): ListenAddress {
   return {
     kind: url.protocol === "wss:" ? "wss" : "ws",
     host,
-    port: Number(url.port),
+    port: Number(port),
     path: url.pathname && url.pathname !== "/" ? url.pathname : undefined,
     text,
   };

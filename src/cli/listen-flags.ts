@@ -2,14 +2,14 @@
 // --allow-origin, --tls-cert/--tls-key, --detach-ttl, --max-outbound, --ping-interval,
 // --pong-timeout. A configuration that would expose sessions without authentication is
 // refused (R-REMOTE-2): exit 2, saying why.
-import { UsageError, flagValue, type FlagSpec, type ParsedArgs } from "../cli/args.js";
+import { UsageError, flagValue, type FlagSpec, type ParsedArgs } from "./args.js";
 import type { Logger } from "../log.js";
 import type { Listener } from "../server/server.js";
-import { isLoopback, parseListenAddress, type ListenAddress } from "./address.js";
-import { loadTokenFile, type TokenFile } from "./auth.js";
-import { DEFAULT_MAX_OUTBOUND_BYTES } from "./outbound.js";
-import { UnixListener } from "./unix-listener.js";
-import { WsListener } from "./ws-listener.js";
+import { isLoopback, parseListenAddress, type ListenAddress } from "../listen/address.js";
+import { loadTokenFile, type TokenFile } from "../listen/auth.js";
+import { DEFAULT_MAX_OUTBOUND_BYTES } from "../listen/outbound.js";
+import { UnixListener } from "../listen/unix-listener.js";
+import { WsListener } from "../listen/ws-listener.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
 import { accessSync, constants } from "node:fs";
 
