@@ -1,10 +1,11 @@
 // §15 listeners and their authentication: R-REMOTE-1, R-REMOTE-2.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { exampleAgentSpec } from "../../helpers/sidecar.js";
+import { exampleAgentSpec, fakeAgentSpec, processesWithMarker, waitNoProcesses } from "../../helpers/sidecar.js";
 import { scratchDir } from "../../helpers/tmp.js";
 import { WsHost, remoteSetup } from "./setup.js";
 
@@ -121,4 +122,44 @@ test("R-REMOTE-2: bearer tokens at the upgrade (401 before any JSON-RPC), Origin
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
   assert.ok(!s.stderr.includes(alice) && !s.stderr.includes(bob), "no token in the logs");
   assert.match(s.stderr, /matches no line of --auth-token-file/);
+});
+
+test("R-REMOTE-1, R-EOF-1: with --stdio too, stdio and listeners share the loopback tenant, and stdin EOF still closes everything", async () => {
+  const s = start(["--listen", "ws://127.0.0.1:0", "--stdio"]);
+  const h = await connect(await s.url());
+  const m = marker();
+  const { sessionId } = await h.request("session/open", { spec: fakeAgentSpec(m), cwd: scratchDir("a4aa-stdio") });
+  let out = "";
+  s.proc.stdout.setEncoding("utf8");
+  const answered = new Promise<any>((resolve) =>
+    s.proc.stdout.on("data", (d: string) => {
+      out += d;
+      const line = out.split("\n").find((l) => l.includes('"id":7'));
+      if (line) resolve(JSON.parse(line));
+    }),
+  );
+  s.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "sessions/list", params: {} }) + "\n");
+  const list = await answered;
+  assert.equal(list.result.sessions[0].sessionId, sessionId);
+  assert.equal(processesWithMarker(m).length, 1);
+  s.proc.stdin.end();
+  assert.deepEqual(await s.exited, { code: 0, signal: null });
+  assert.equal((await h.closed).code, 1001);
+  assert.deepEqual(await waitNoProcesses(m), []);
+});
+
+test("R-REMOTE-1: a wss listener serves over TLS with --tls-cert and --tls-key, and refuses to start without them", async () => {
+  const dir = scratchDir("a4aa-tls");
+  const cert = path.join(dir, "cert.pem");
+  const key = path.join(dir, "key.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", key, "-out", cert], { stdio: "ignore" });
+  const bad = start(["--listen", "wss://127.0.0.1:0"]);
+  assert.equal((await bad.exited).code, 2);
+  assert.match(bad.stderr, /needs --tls-cert FILE and --tls-key FILE/);
+  const s = start(["--listen", "wss://127.0.0.1:0", "--tls-cert", cert, "--tls-key", key]);
+  const url = await s.url();
+  assert.match(url, /^wss:/);
+  const h = await connect(url.replace("127.0.0.1", "localhost"), { ca: readFileSync(cert) });
+  assert.equal((await h.request("ping")).protocol, "a4aa.v1");
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
 });
