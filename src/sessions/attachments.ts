@@ -158,7 +158,7 @@ export class Attachments implements HostChannel {
     );
   }
 
-  /** Ends `ask`: `by` decided it (null: nobody did); everyone else asked hears `permission/settled`. */
+  /** Ends `ask`: `by` decided it (null: nobody did); when one did, everyone else asked hears `permission/settled`. */
   private settle(ask: Ask, by: Viewer | null, finish: () => void, answer: PermissionResponse | null = null): void {
     if (ask.done) return;
     ask.done = true;
@@ -167,9 +167,11 @@ export class Attachments implements HostChannel {
       answer && "selected" in answer
         ? { sessionId: this.o.sessionId, toolCallId: ask.request.toolCallId, outcome: "selected", optionId: answer.selected, decidedBy: "host" }
         : { sessionId: this.o.sessionId, toolCallId: ask.request.toolCallId, outcome: "cancelled", decidedBy: answer ? "host" : "policy" };
+    // Only an answer from another connection is news to them: a request that ended otherwise
+    // (turn cancelled, session closing, timeout) shows as the permissionResolved event, as on stdio.
     for (const [v, c] of ask.asked) {
-      c.abort(new Error("decided elsewhere"));
-      if (v !== by) v.permissionSettled(settled);
+      c.abort(new Error(by ? "decided by another connection" : "the request ended"));
+      if (by && v !== by) v.permissionSettled(settled);
     }
     ask.asked.clear();
     finish();

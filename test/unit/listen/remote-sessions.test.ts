@@ -80,14 +80,14 @@ test("R-REMOTE-3: with no connection attached a permission request waits for one
   const b = viewer("b", async () => ({ cancelled: true }));
   att.attachCatchingUp(b.v, j, 0).finish();
   assert.deepEqual(await pending, { cancelled: true });
-  // Aborting (the turn ended, --permission-timeout) fails it and tells who was asked.
+  // Aborting (the turn ended, --permission-timeout) fails it; those asked see permissionResolved, not settled.
   const a = viewer("a");
   att.attach(a.v);
   const c = new AbortController();
   const p2 = att.requestPermission(request, c.signal);
   c.abort(new Error("timeout"));
   await assert.rejects(p2, /timeout/);
-  assert.deepEqual(a.settled, [{ sessionId: "s", toolCallId: "tc", outcome: "cancelled", decidedBy: "policy" }]);
+  assert.deepEqual(a.settled, [], "no settled when no connection decided: the permissionResolved event says it");
 });
 
 test("R-REMOTE-4: attaching with an afterSeq older than the journal holds fails history_truncated and attaches nothing", () => {
