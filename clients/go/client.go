@@ -435,6 +435,10 @@ func (r router) SessionEvent(p SessionEventParams) {
 	s.push(p.Event)
 }
 
+// PermissionSettled: another connection decided a request this one was asked (R-REMOTE-5);
+// nothing waits on it here.
+func (r router) PermissionSettled(PermissionSettledParams) {}
+
 func (r router) PermissionRequest(ctx context.Context, p PermissionRequest) (res PermissionResponse, err error) {
 	h := r.c.opts.Permission
 	if h == nil {

@@ -55,6 +55,9 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeInternalError:       {RPCCode: -32603, Message: "Internal error", Retryable: false, EndsSession: false},
 	ErrorCodeUnknownAgent:        {RPCCode: -32000, Message: "Unknown agent", Retryable: false, EndsSession: false},
 	ErrorCodeUnsupportedContent:  {RPCCode: -32000, Message: "Unsupported content", Retryable: false, EndsSession: false},
+	ErrorCodeHistoryTruncated:    {RPCCode: -32000, Message: "History truncated", Retryable: false, EndsSession: false},
+	ErrorCodeOperationConflict:   {RPCCode: -32000, Message: "Operation conflict", Retryable: false, EndsSession: false},
+	ErrorCodeDraining:            {RPCCode: -32000, Message: "Draining", Retryable: true, EndsSession: false},
 	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true, EndsSession: false},
 }
 
@@ -180,6 +183,21 @@ func NewUnknownAgentError(stage ErrorStage, detail string) *Error {
 // content".
 func NewUnsupportedContentError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeUnsupportedContent, stage, detail)
+}
+
+// NewHistoryTruncatedError makes the `history_truncated`: JSON-RPC -32000 "History truncated".
+func NewHistoryTruncatedError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeHistoryTruncated, stage, detail)
+}
+
+// NewOperationConflictError makes the `operation_conflict`: JSON-RPC -32000 "Operation conflict".
+func NewOperationConflictError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeOperationConflict, stage, detail)
+}
+
+// NewDrainingError makes the `draining`: JSON-RPC -32000 "Draining", retryable.
+func NewDrainingError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeDraining, stage, detail)
 }
 
 // NewAtCapacityError makes the `at_capacity`: JSON-RPC -32000 "At capacity", retryable.

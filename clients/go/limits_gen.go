@@ -216,6 +216,18 @@ const DefaultServeLimitsMaxAgentProcesses = 256
 // MinServeLimitsMaxAgentProcesses is the minimum of ServeLimits.maxAgentProcesses.
 const MinServeLimitsMaxAgentProcesses = 1
 
+// MinAttachResultLastSeq is the minimum of AttachResult.lastSeq.
+const MinAttachResultLastSeq = 0
+
+// MinAttachResultAttached is the minimum of AttachResult.attached.
+const MinAttachResultAttached = 1
+
+// MinSessionSummaryAttached is the minimum of SessionSummary.attached.
+const MinSessionSummaryAttached = 0
+
+// MinSessionSummaryLastSeq is the minimum of SessionSummary.lastSeq.
+const MinSessionSummaryLastSeq = 0
+
 // MinLengthSessionOpenParamsCwd is the minLength of SessionOpenParams.cwd.
 const MinLengthSessionOpenParamsCwd = 1
 
@@ -251,6 +263,9 @@ const MinSessionHistoryParamsLimit = 1
 
 // MaxSessionHistoryParamsLimit is the maximum of SessionHistoryParams.limit.
 const MaxSessionHistoryParamsLimit = 10000
+
+// MinSessionAttachParamsAfterSeq is the minimum of SessionAttachParams.afterSeq.
+const MinSessionAttachParamsAfterSeq = 0
 
 // SessionProcessDrivers are the CLI drivers whose program takes every turn of the session.
 var SessionProcessDrivers = []CliDriver{"claudeCode", "qwen"}

@@ -131,6 +131,46 @@ func (c *Client) SessionHistory(ctx context.Context, params SessionHistoryParams
 	return &res, nil
 }
 
+// SessionsList calls `sessions/list`: The sessions of this connection's tenant (protocol 1.3).
+func (c *Client) SessionsList(ctx context.Context, params SessionsListParams) (*SessionsListResult, error) {
+	raw, err := c.request(ctx, "sessions/list", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeSessionsListResult(raw)
+	if err != nil {
+		return nil, resultError("sessions/list", err)
+	}
+	return &res, nil
+}
+
+// SessionDetach calls `session/detach`: Detach this connection from a session (protocol 1.3).
+func (c *Client) SessionDetach(ctx context.Context, params SessionDetachParams) (*EmptyResult, error) {
+	raw, err := c.request(ctx, "session/detach", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeEmptyResult(raw)
+	if err != nil {
+		return nil, resultError("session/detach", err)
+	}
+	return &res, nil
+}
+
+// SessionAttach calls `session/attach`: Attach this connection to a session (protocol 1.3,
+// R-REMOTE-4).
+func (c *Client) SessionAttach(ctx context.Context, params SessionAttachParams) (*AttachResult, error) {
+	raw, err := c.request(ctx, "session/attach", params)
+	if err != nil {
+		return nil, err
+	}
+	res, err := decodeAttachResult(raw)
+	if err != nil {
+		return nil, resultError("session/attach", err)
+	}
+	return &res, nil
+}
+
 // SidecarHandler receives every message the sidecar sends, decoded. The client's router
 // implements it; a new sidecar → host method in the schema makes that router fail to
 // compile until it is handled.
@@ -142,6 +182,10 @@ type SidecarHandler interface {
 	// PermissionRequest handles `permission/request`: The agent asks to use a tool; the host picks one
 	// of the options or cancels.
 	PermissionRequest(ctx context.Context, params PermissionRequest) (PermissionResponse, error)
+
+	// PermissionSettled handles `permission/settled` (a notification): A permission request this
+	// connection was sent has been decided elsewhere (protocol 1.3, R-REMOTE-5).
+	PermissionSettled(params PermissionSettledParams)
 }
 
 // dispatchSidecar decodes one sidecar → host message and hands it to h. known is false for
@@ -162,6 +206,13 @@ func dispatchSidecar(ctx context.Context, h SidecarHandler, method string, param
 		}
 		r, err := h.PermissionRequest(ctx, p)
 		return r, true, err
+	case "permission/settled":
+		p, err := decodePermissionSettledParams(params)
+		if err != nil {
+			return nil, true, &paramsError{err}
+		}
+		h.PermissionSettled(p)
+		return nil, true, nil
 	}
 	return nil, false, nil
 }

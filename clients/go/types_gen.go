@@ -6488,12 +6488,15 @@ const ErrorCodeMethodNotFound ErrorCode = "method_not_found"
 const ErrorCodeInternalError ErrorCode = "internal_error"
 const ErrorCodeUnknownAgent ErrorCode = "unknown_agent"
 const ErrorCodeUnsupportedContent ErrorCode = "unsupported_content"
+const ErrorCodeHistoryTruncated ErrorCode = "history_truncated"
+const ErrorCodeOperationConflict ErrorCode = "operation_conflict"
+const ErrorCodeDraining ErrorCode = "draining"
 const ErrorCodeAtCapacity ErrorCode = "at_capacity"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeAtCapacity:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeHistoryTruncated, ErrorCodeOperationConflict, ErrorCodeDraining, ErrorCodeAtCapacity:
 		return true
 	}
 	return false
@@ -6702,6 +6705,292 @@ func (v ServeLimits) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// OperationId: (1.3, R-REMOTE-6) A key the host picks to make a request safe to send again: a
+// request repeating an `operationId` the sidecar has seen from the same tenant in the last 10
+// minutes opens or prompts nothing and gets the first request's result (waiting for it while it
+// runs); the same id with different params fails `operation_conflict`.
+type OperationId = string
+
+func decodeOperationId(raw json.RawMessage) (OperationId, error) {
+	return decStringMin(1)(raw)
+}
+
+// SessionLifecycle: (1.3) Where a session is in its life: `opening` (the agent is starting),
+// `idle`, `turn` (a turn runs), `dead` (the agent exited; only close is possible), `closing`,
+// `closed`.
+type SessionLifecycle string
+
+const SessionLifecycleOpening SessionLifecycle = "opening"
+const SessionLifecycleIdle SessionLifecycle = "idle"
+const SessionLifecycleTurn SessionLifecycle = "turn"
+const SessionLifecycleDead SessionLifecycle = "dead"
+const SessionLifecycleClosing SessionLifecycle = "closing"
+const SessionLifecycleClosed SessionLifecycle = "closed"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SessionLifecycle) Valid() bool {
+	switch v {
+	case SessionLifecycleOpening, SessionLifecycleIdle, SessionLifecycleTurn, SessionLifecycleDead, SessionLifecycleClosing, SessionLifecycleClosed:
+		return true
+	}
+	return false
+}
+
+func decodeSessionLifecycle(raw json.RawMessage) (SessionLifecycle, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SessionLifecycle(s).Valid() {
+		return "", enumError("SessionLifecycle", s)
+	}
+	return SessionLifecycle(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SessionLifecycle) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionLifecycle(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// AttachResult: Result of `session/attach` (1.3). `lastSeq` is the newest `seq` of the session;
+// the journaled events after the request's `afterSeq` follow this answer, in order and before any
+// live event.
+type AttachResult struct {
+	SessionID SessionId `json:"sessionId"`
+
+	LastSeq int64 `json:"lastSeq"`
+
+	State SessionLifecycle `json:"state"`
+
+	// How many connections are attached to the session now, this one included.
+	Attached int64 `json:"attached"`
+}
+
+func decodeAttachResult(raw json.RawMessage) (AttachResult, error) {
+	m, err := objectOf(raw, "AttachResult")
+	if err != nil {
+		return AttachResult{}, err
+	}
+	return decodeAttachResultFields(m)
+}
+
+func decodeAttachResultFields(m map[string]json.RawMessage) (AttachResult, error) {
+	var v AttachResult
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("AttachResult", "sessionId", err)
+		}
+	} else {
+		return v, missingField("AttachResult", "sessionId")
+	}
+	if raw, ok := m["lastSeq"]; ok {
+		if v.LastSeq, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("AttachResult", "lastSeq", err)
+		}
+	} else {
+		return v, missingField("AttachResult", "lastSeq")
+	}
+	if raw, ok := m["state"]; ok {
+		if v.State, err = decodeSessionLifecycle(raw); err != nil {
+			return v, fieldError("AttachResult", "state", err)
+		}
+	} else {
+		return v, missingField("AttachResult", "state")
+	}
+	if raw, ok := m["attached"]; ok {
+		if v.Attached, err = decIntMin(1)(raw); err != nil {
+			return v, fieldError("AttachResult", "attached", err)
+		}
+	} else {
+		return v, missingField("AttachResult", "attached")
+	}
+	if err := rejectUnknown(m, "AttachResult", "sessionId", "lastSeq", "state", "attached"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes AttachResult strictly: required fields, types, consts and unknown fields are checked.
+func (v *AttachResult) UnmarshalJSON(data []byte) error {
+	r, err := decodeAttachResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v AttachResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	w.field("lastSeq", v.LastSeq)
+	w.field("state", v.State)
+	w.field("attached", v.Attached)
+	return w.bytes()
+}
+
+// SessionSummary: One session in `sessions/list` (1.3).
+type SessionSummary struct {
+	SessionID SessionId `json:"sessionId"`
+
+	// The id of the session's agent spec.
+	Agent string `json:"agent"`
+
+	Cwd string `json:"cwd"`
+
+	State SessionLifecycle `json:"state"`
+
+	// How many connections are attached to it.
+	Attached int64 `json:"attached"`
+
+	LastSeq int64 `json:"lastSeq"`
+
+	// When the session was opened (RFC 3339, UTC).
+	OpenedAt string `json:"openedAt"`
+}
+
+func decodeSessionSummary(raw json.RawMessage) (SessionSummary, error) {
+	m, err := objectOf(raw, "SessionSummary")
+	if err != nil {
+		return SessionSummary{}, err
+	}
+	return decodeSessionSummaryFields(m)
+}
+
+func decodeSessionSummaryFields(m map[string]json.RawMessage) (SessionSummary, error) {
+	var v SessionSummary
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("SessionSummary", "sessionId", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "sessionId")
+	}
+	if raw, ok := m["agent"]; ok {
+		if v.Agent, err = decString(raw); err != nil {
+			return v, fieldError("SessionSummary", "agent", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "agent")
+	}
+	if raw, ok := m["cwd"]; ok {
+		if v.Cwd, err = decString(raw); err != nil {
+			return v, fieldError("SessionSummary", "cwd", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "cwd")
+	}
+	if raw, ok := m["state"]; ok {
+		if v.State, err = decodeSessionLifecycle(raw); err != nil {
+			return v, fieldError("SessionSummary", "state", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "state")
+	}
+	if raw, ok := m["attached"]; ok {
+		if v.Attached, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("SessionSummary", "attached", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "attached")
+	}
+	if raw, ok := m["lastSeq"]; ok {
+		if v.LastSeq, err = decIntMin(0)(raw); err != nil {
+			return v, fieldError("SessionSummary", "lastSeq", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "lastSeq")
+	}
+	if raw, ok := m["openedAt"]; ok {
+		if v.OpenedAt, err = decString(raw); err != nil {
+			return v, fieldError("SessionSummary", "openedAt", err)
+		}
+	} else {
+		return v, missingField("SessionSummary", "openedAt")
+	}
+	if err := rejectUnknown(m, "SessionSummary", "sessionId", "agent", "cwd", "state", "attached", "lastSeq", "openedAt"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionSummary strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionSummary) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionSummary(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionSummary) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	w.field("agent", v.Agent)
+	w.field("cwd", v.Cwd)
+	w.field("state", v.State)
+	w.field("attached", v.Attached)
+	w.field("lastSeq", v.LastSeq)
+	w.field("openedAt", v.OpenedAt)
+	return w.bytes()
+}
+
+// SessionsListResult: Result of `sessions/list` (1.3): the sessions of the connection's tenant.
+type SessionsListResult struct {
+	Sessions []SessionSummary `json:"sessions"`
+}
+
+func decodeSessionsListResult(raw json.RawMessage) (SessionsListResult, error) {
+	m, err := objectOf(raw, "SessionsListResult")
+	if err != nil {
+		return SessionsListResult{}, err
+	}
+	return decodeSessionsListResultFields(m)
+}
+
+func decodeSessionsListResultFields(m map[string]json.RawMessage) (SessionsListResult, error) {
+	var v SessionsListResult
+	var err error
+	if raw, ok := m["sessions"]; ok {
+		if v.Sessions, err = sliceOf(decodeSessionSummary)(raw); err != nil {
+			return v, fieldError("SessionsListResult", "sessions", err)
+		}
+	} else {
+		return v, missingField("SessionsListResult", "sessions")
+	}
+	if err := rejectUnknown(m, "SessionsListResult", "sessions"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionsListResult strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionsListResult) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionsListResult(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionsListResult) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessions", orEmptySlice(v.Sessions))
+	return w.bytes()
+}
+
 // PingParams: Params of `ping`: Check that the sidecar is alive and learn its protocol and
 // version.
 type PingParams struct{}
@@ -6798,6 +7087,9 @@ type SessionOpenParams struct {
 
 	// Model, mode, reasoning effort and permission preset for the session.
 	Options *SessionOptions `json:"options,omitempty"`
+
+	// (1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId).
+	OperationID *OperationId `json:"operationId,omitempty"`
 }
 
 func decodeSessionOpenParams(raw json.RawMessage) (SessionOpenParams, error) {
@@ -6841,7 +7133,12 @@ func decodeSessionOpenParamsFields(m map[string]json.RawMessage) (SessionOpenPar
 			return v, fieldError("SessionOpenParams", "options", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOpenParams", "spec", "agent", "cwd", "env", "resume", "options"); err != nil {
+	if raw, ok := m["operationId"]; ok {
+		if v.OperationID, err = ptrOf(decodeOperationId)(raw); err != nil {
+			return v, fieldError("SessionOpenParams", "operationId", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionOpenParams", "spec", "agent", "cwd", "env", "resume", "options", "operationId"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -6878,6 +7175,9 @@ func (v SessionOpenParams) MarshalJSON() ([]byte, error) {
 	if v.Options != nil {
 		w.field("options", v.Options)
 	}
+	if v.OperationID != nil {
+		w.field("operationId", v.OperationID)
+	}
 	return w.bytes()
 }
 
@@ -6900,6 +7200,9 @@ type SessionPromptParams struct {
 
 	// Reasoning effort for this turn only; overrides the session's `options.effort`.
 	Effort *Effort `json:"effort,omitempty"`
+
+	// (1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId).
+	OperationID *OperationId `json:"operationId,omitempty"`
 }
 
 func decodeSessionPromptParams(raw json.RawMessage) (SessionPromptParams, error) {
@@ -6940,7 +7243,12 @@ func decodeSessionPromptParamsFields(m map[string]json.RawMessage) (SessionPromp
 			return v, fieldError("SessionPromptParams", "effort", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "content", "model", "effort"); err != nil {
+	if raw, ok := m["operationId"]; ok {
+		if v.OperationID, err = ptrOf(decodeOperationId)(raw); err != nil {
+			return v, fieldError("SessionPromptParams", "operationId", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "content", "model", "effort", "operationId"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -6971,6 +7279,9 @@ func (v SessionPromptParams) MarshalJSON() ([]byte, error) {
 	}
 	if v.Effort != nil {
 		w.field("effort", v.Effort)
+	}
+	if v.OperationID != nil {
+		w.field("operationId", v.OperationID)
 	}
 	return w.bytes()
 }
@@ -7266,6 +7577,148 @@ func (v SessionHistoryParams) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// SessionsListParams: Params of `sessions/list`: The sessions of this connection's tenant
+// (protocol 1.3).
+type SessionsListParams struct{}
+
+func decodeSessionsListParams(raw json.RawMessage) (SessionsListParams, error) {
+	m, err := objectOf(raw, "SessionsListParams")
+	if err != nil {
+		return SessionsListParams{}, err
+	}
+	return decodeSessionsListParamsFields(m)
+}
+
+func decodeSessionsListParamsFields(m map[string]json.RawMessage) (SessionsListParams, error) {
+	var v SessionsListParams
+	if err := rejectUnknown(m, "SessionsListParams"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionsListParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionsListParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionsListParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionsListParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	return w.bytes()
+}
+
+// SessionDetachParams: Params of `session/detach`: Detach this connection from a session (protocol
+// 1.3).
+type SessionDetachParams struct {
+	SessionID SessionId `json:"sessionId"`
+}
+
+func decodeSessionDetachParams(raw json.RawMessage) (SessionDetachParams, error) {
+	m, err := objectOf(raw, "SessionDetachParams")
+	if err != nil {
+		return SessionDetachParams{}, err
+	}
+	return decodeSessionDetachParamsFields(m)
+}
+
+func decodeSessionDetachParamsFields(m map[string]json.RawMessage) (SessionDetachParams, error) {
+	var v SessionDetachParams
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("SessionDetachParams", "sessionId", err)
+		}
+	} else {
+		return v, missingField("SessionDetachParams", "sessionId")
+	}
+	if err := rejectUnknown(m, "SessionDetachParams", "sessionId"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionDetachParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionDetachParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionDetachParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionDetachParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	return w.bytes()
+}
+
+// SessionAttachParams: Params of `session/attach`: Attach this connection to a session (protocol
+// 1.3, R-REMOTE-4).
+type SessionAttachParams struct {
+	SessionID SessionId `json:"sessionId"`
+
+	// Replay the journaled events with `seq` greater than this. Default: the session's `lastSeq` (no
+	// replay).
+	AfterSeq *int64 `json:"afterSeq,omitempty"`
+}
+
+func decodeSessionAttachParams(raw json.RawMessage) (SessionAttachParams, error) {
+	m, err := objectOf(raw, "SessionAttachParams")
+	if err != nil {
+		return SessionAttachParams{}, err
+	}
+	return decodeSessionAttachParamsFields(m)
+}
+
+func decodeSessionAttachParamsFields(m map[string]json.RawMessage) (SessionAttachParams, error) {
+	var v SessionAttachParams
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("SessionAttachParams", "sessionId", err)
+		}
+	} else {
+		return v, missingField("SessionAttachParams", "sessionId")
+	}
+	if raw, ok := m["afterSeq"]; ok {
+		if v.AfterSeq, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("SessionAttachParams", "afterSeq", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionAttachParams", "sessionId", "afterSeq"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SessionAttachParams strictly: required fields, types, consts and unknown fields are checked.
+func (v *SessionAttachParams) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionAttachParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SessionAttachParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	if v.AfterSeq != nil {
+		w.field("afterSeq", v.AfterSeq)
+	}
+	return w.bytes()
+}
+
 // SessionEventParams: Params of `session/event`: Something the agent did or said, streamed to the
 // host.
 type SessionEventParams struct {
@@ -7447,6 +7900,168 @@ func (v PermissionRequest) MarshalJSON() ([]byte, error) {
 	w.field("contentTexts", orEmptySlice(v.ContentTexts))
 	w.field("options", orEmptySlice(v.Options))
 	w.field("raw", v.Raw)
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
+// PermissionSettledParamsOutcome: one of a fixed set of strings.
+type PermissionSettledParamsOutcome string
+
+const PermissionSettledParamsOutcomeSelected PermissionSettledParamsOutcome = "selected"
+const PermissionSettledParamsOutcomeCancelled PermissionSettledParamsOutcome = "cancelled"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PermissionSettledParamsOutcome) Valid() bool {
+	switch v {
+	case PermissionSettledParamsOutcomeSelected, PermissionSettledParamsOutcomeCancelled:
+		return true
+	}
+	return false
+}
+
+func decodePermissionSettledParamsOutcome(raw json.RawMessage) (PermissionSettledParamsOutcome, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PermissionSettledParamsOutcome(s).Valid() {
+		return "", enumError("PermissionSettledParamsOutcome", s)
+	}
+	return PermissionSettledParamsOutcome(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PermissionSettledParamsOutcome) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionSettledParamsOutcome(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PermissionSettledParamsDecidedBy: one of a fixed set of strings.
+type PermissionSettledParamsDecidedBy string
+
+const PermissionSettledParamsDecidedByHost PermissionSettledParamsDecidedBy = "host"
+const PermissionSettledParamsDecidedByPolicy PermissionSettledParamsDecidedBy = "policy"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v PermissionSettledParamsDecidedBy) Valid() bool {
+	switch v {
+	case PermissionSettledParamsDecidedByHost, PermissionSettledParamsDecidedByPolicy:
+		return true
+	}
+	return false
+}
+
+func decodePermissionSettledParamsDecidedBy(raw json.RawMessage) (PermissionSettledParamsDecidedBy, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !PermissionSettledParamsDecidedBy(s).Valid() {
+		return "", enumError("PermissionSettledParamsDecidedBy", s)
+	}
+	return PermissionSettledParamsDecidedBy(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *PermissionSettledParamsDecidedBy) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionSettledParamsDecidedBy(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// PermissionSettledParams: Params of `permission/settled`: A permission request this connection
+// was sent has been decided elsewhere (protocol 1.3, R-REMOTE-5).
+type PermissionSettledParams struct {
+	SessionID SessionId `json:"sessionId"`
+
+	ToolCallID string `json:"toolCallId"`
+
+	Outcome PermissionSettledParamsOutcome `json:"outcome"`
+
+	// The option chosen, when `outcome` is `selected`.
+	OptionID *string `json:"optionId,omitempty"`
+
+	DecidedBy PermissionSettledParamsDecidedBy `json:"decidedBy"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodePermissionSettledParams(raw json.RawMessage) (PermissionSettledParams, error) {
+	m, err := objectOf(raw, "PermissionSettledParams")
+	if err != nil {
+		return PermissionSettledParams{}, err
+	}
+	return decodePermissionSettledParamsFields(m)
+}
+
+func decodePermissionSettledParamsFields(m map[string]json.RawMessage) (PermissionSettledParams, error) {
+	var v PermissionSettledParams
+	var err error
+	if raw, ok := m["sessionId"]; ok {
+		if v.SessionID, err = decodeSessionId(raw); err != nil {
+			return v, fieldError("PermissionSettledParams", "sessionId", err)
+		}
+	} else {
+		return v, missingField("PermissionSettledParams", "sessionId")
+	}
+	if raw, ok := m["toolCallId"]; ok {
+		if v.ToolCallID, err = decString(raw); err != nil {
+			return v, fieldError("PermissionSettledParams", "toolCallId", err)
+		}
+	} else {
+		return v, missingField("PermissionSettledParams", "toolCallId")
+	}
+	if raw, ok := m["outcome"]; ok {
+		if v.Outcome, err = decodePermissionSettledParamsOutcome(raw); err != nil {
+			return v, fieldError("PermissionSettledParams", "outcome", err)
+		}
+	} else {
+		return v, missingField("PermissionSettledParams", "outcome")
+	}
+	if raw, ok := m["optionId"]; ok {
+		if v.OptionID, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("PermissionSettledParams", "optionId", err)
+		}
+	}
+	if raw, ok := m["decidedBy"]; ok {
+		if v.DecidedBy, err = decodePermissionSettledParamsDecidedBy(raw); err != nil {
+			return v, fieldError("PermissionSettledParams", "decidedBy", err)
+		}
+	} else {
+		return v, missingField("PermissionSettledParams", "decidedBy")
+	}
+	v.Extra = extraFields(m, "sessionId", "toolCallId", "outcome", "optionId", "decidedBy")
+	return v, nil
+}
+
+// UnmarshalJSON decodes PermissionSettledParams strictly: required fields, types, consts are checked.
+func (v *PermissionSettledParams) UnmarshalJSON(data []byte) error {
+	r, err := decodePermissionSettledParams(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v PermissionSettledParams) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("sessionId", v.SessionID)
+	w.field("toolCallId", v.ToolCallID)
+	w.field("outcome", v.Outcome)
+	if v.OptionID != nil {
+		w.field("optionId", v.OptionID)
+	}
+	w.field("decidedBy", v.DecidedBy)
 	w.extra(v.Extra)
 	return w.bytes()
 }
@@ -7642,6 +8257,16 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeServeLimits(data)
 	case "ErrorStage":
 		return decodeErrorStage(data)
+	case "OperationId":
+		return decodeOperationId(data)
+	case "AttachResult":
+		return decodeAttachResult(data)
+	case "SessionLifecycle":
+		return decodeSessionLifecycle(data)
+	case "SessionSummary":
+		return decodeSessionSummary(data)
+	case "SessionsListResult":
+		return decodeSessionsListResult(data)
 	case "PingParams":
 		return decodePingParams(data)
 	case "RpcDiscoverParams":
@@ -7660,10 +8285,18 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeAgentsListParams(data)
 	case "SessionHistoryParams":
 		return decodeSessionHistoryParams(data)
+	case "SessionsListParams":
+		return decodeSessionsListParams(data)
+	case "SessionDetachParams":
+		return decodeSessionDetachParams(data)
+	case "SessionAttachParams":
+		return decodeSessionAttachParams(data)
 	case "SessionEventParams":
 		return decodeSessionEventParams(data)
 	case "PermissionRequest":
 		return decodePermissionRequest(data)
+	case "PermissionSettledParams":
+		return decodePermissionSettledParams(data)
 	}
 	return nil, unknownType(name)
 }

@@ -83,6 +83,8 @@ export class A4aaClient extends HostMethods {
     this.proc.stderr.on("data", (d: string) => (opts.onStderr ? opts.onStderr(d) : process.stderr.write(d)));
     this.router = {
       sessionEvent: (p: SessionEventParams) => this.events(p.sessionId).push(p.event),
+      // Another connection decided a request this one was asked (R-REMOTE-5); nothing waits on it here.
+      permissionSettled: () => undefined,
       permissionRequest: async (p: PermissionRequest): Promise<PermissionResponse> => {
         if (!this.opts.onPermission) {
           // An error answer: the sidecar fails it closed as its policy (decidedBy "policy"), not as a host choice.

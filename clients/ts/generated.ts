@@ -60,6 +60,21 @@ export abstract class HostMethods {
   sessionHistory(params: T.SessionHistoryParams, opts?: CallOptions): Promise<T.HistoryResult> {
     return this.request("session/history", params, opts) as Promise<T.HistoryResult>;
   }
+
+  /** `sessions/list`: The sessions of this connection's tenant (protocol 1.3). */
+  sessionsList(params: T.SessionsListParams = {}, opts?: CallOptions): Promise<T.SessionsListResult> {
+    return this.request("sessions/list", params, opts) as Promise<T.SessionsListResult>;
+  }
+
+  /** `session/detach`: Detach this connection from a session (protocol 1.3). */
+  sessionDetach(params: T.SessionDetachParams, opts?: CallOptions): Promise<T.EmptyResult> {
+    return this.request("session/detach", params, opts) as Promise<T.EmptyResult>;
+  }
+
+  /** `session/attach`: Attach this connection to a session (protocol 1.3, R-REMOTE-4). */
+  sessionAttach(params: T.SessionAttachParams, opts?: CallOptions): Promise<T.AttachResult> {
+    return this.request("session/attach", params, opts) as Promise<T.AttachResult>;
+  }
 }
 
 /** Receives every message the sidecar sends; a new one in the schema makes the client's router fail to type-check until it is handled. */
@@ -68,6 +83,8 @@ export interface SidecarHandler {
   sessionEvent(params: T.SessionEventParams): void;
   /** `permission/request`: The agent asks to use a tool; the host picks one of the options or cancels. */
   permissionRequest(params: T.PermissionRequest): Promise<T.PermissionResponse>;
+  /** `permission/settled` (a notification): A permission request this connection was sent has been decided elsewhere (protocol 1.3, R-REMOTE-5). */
+  permissionSettled(params: T.PermissionSettledParams): void;
 }
 
 /** Hands one sidecar → host message to h: `undefined` for a method the schema does not have, else the result (notifications: `null`). */
@@ -78,6 +95,9 @@ export function dispatchSidecar(h: SidecarHandler, method: string, params: unkno
       return { result: null };
     case "permission/request":
       return { result: h.permissionRequest(params as T.PermissionRequest) };
+    case "permission/settled":
+      h.permissionSettled(params as T.PermissionSettledParams);
+      return { result: null };
   }
   return undefined;
 }

@@ -58,6 +58,9 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
   internal_error: { rpcCode: -32603, message: "Internal error", retryable: false, endsSession: false },
   unknown_agent: { rpcCode: -32000, message: "Unknown agent", retryable: false, endsSession: false },
   unsupported_content: { rpcCode: -32000, message: "Unsupported content", retryable: false, endsSession: false },
+  history_truncated: { rpcCode: -32000, message: "History truncated", retryable: false, endsSession: false },
+  operation_conflict: { rpcCode: -32000, message: "Operation conflict", retryable: false, endsSession: false },
+  draining: { rpcCode: -32000, message: "Draining", retryable: true, endsSession: false },
   at_capacity: { rpcCode: -32000, message: "At capacity", retryable: true, endsSession: false },
 };
 
@@ -119,6 +122,12 @@ export function errorConstructors<E>(make: ErrorMaker<E>) {
     unknownAgent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unknown_agent", stage, detail, opts),
     /** `unsupported_content`: JSON-RPC -32000 "Unsupported content". */
     unsupportedContent: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("unsupported_content", stage, detail, opts),
+    /** `history_truncated`: JSON-RPC -32000 "History truncated". */
+    historyTruncated: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("history_truncated", stage, detail, opts),
+    /** `operation_conflict`: JSON-RPC -32000 "Operation conflict". */
+    operationConflict: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("operation_conflict", stage, detail, opts),
+    /** `draining`: JSON-RPC -32000 "Draining", retryable. */
+    draining: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("draining", stage, detail, opts),
     /** `at_capacity`: JSON-RPC -32000 "At capacity", retryable. */
     atCapacity: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("at_capacity", stage, detail, opts),
   };

@@ -61,10 +61,13 @@ export const BOUNDS = {
   Usage: { inputTokens: { minimum: 0 }, outputTokens: { minimum: 0 }, cachedInputTokens: { minimum: 0 }, reasoningTokens: { minimum: 0 }, totalTokens: { minimum: 0 }, contextUsedTokens: { minimum: 0 }, contextWindowTokens: { minimum: 0 }, costUsd: { minimum: 0 } },
   ToolCallLocation: { line: { minimum: 0 } },
   ServeLimits: { maxAgentProcesses: { minimum: 1 } },
+  AttachResult: { lastSeq: { minimum: 0 }, attached: { minimum: 1 } },
+  SessionSummary: { attached: { minimum: 0 }, lastSeq: { minimum: 0 } },
   SessionOpenParams: { cwd: { minLength: 1 }, resume: { minLength: 1 } },
   SessionPromptParams: { model: { minLength: 1 } },
   AgentsPrewarmParams: { count: { minimum: 1, maximum: 64 } },
   SessionHistoryParams: { afterSeq: { minimum: 0 }, limit: { minimum: 1, maximum: 10000 } },
+  SessionAttachParams: { afterSeq: { minimum: 0 } },
 } as const;
 
 /** What a permission preset does with a tool kind (`PermissionPreset`'s `x-preset-rules`). */

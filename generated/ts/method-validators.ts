@@ -16,8 +16,12 @@ export const paramsValidators: { readonly [K in MethodName]: Validator<ParamsOf<
   "agents/prewarm": V.validateAgentsPrewarmParams,
   "agents/list": V.validateAgentsListParams,
   "session/history": V.validateSessionHistoryParams,
+  "sessions/list": V.validateSessionsListParams,
+  "session/detach": V.validateSessionDetachParams,
+  "session/attach": V.validateSessionAttachParams,
   "session/event": V.validateSessionEventParams,
   "permission/request": V.validatePermissionRequest,
+  "permission/settled": V.validatePermissionSettledParams,
 };
 
 type WithResult = { [K in MethodName]: ResultOf<K> extends never ? never : K }[MethodName];
@@ -33,5 +37,8 @@ export const resultValidators: { readonly [K in WithResult]: Validator<ResultOf<
   "agents/prewarm": V.validatePrewarmResult,
   "agents/list": V.validateAgentsListResult,
   "session/history": V.validateHistoryResult,
+  "sessions/list": V.validateSessionsListResult,
+  "session/detach": V.validateEmptyResult,
+  "session/attach": V.validateAttachResult,
   "permission/request": V.validatePermissionResponse,
 };

@@ -73,6 +73,27 @@ export interface MethodTable {
     direction: "hostToSidecar";
     notification: false;
   };
+  /** The sessions of this connection's tenant (protocol 1.3). */
+  "sessions/list": {
+    params: T.SessionsListParams;
+    result: T.SessionsListResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
+  /** Detach this connection from a session (protocol 1.3). */
+  "session/detach": {
+    params: T.SessionDetachParams;
+    result: T.EmptyResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
+  /** Attach this connection to a session (protocol 1.3, R-REMOTE-4). */
+  "session/attach": {
+    params: T.SessionAttachParams;
+    result: T.AttachResult;
+    direction: "hostToSidecar";
+    notification: false;
+  };
   /** Something the agent did or said, streamed to the host. */
   "session/event": {
     params: T.SessionEventParams;
@@ -86,6 +107,13 @@ export interface MethodTable {
     result: T.PermissionResponse;
     direction: "sidecarToHost";
     notification: false;
+  };
+  /** A permission request this connection was sent has been decided elsewhere (protocol 1.3, R-REMOTE-5). */
+  "permission/settled": {
+    params: T.PermissionSettledParams;
+    result: never;
+    direction: "sidecarToHost";
+    notification: true;
   };
 }
 
@@ -194,6 +222,33 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     errorStage: "transport",
     endsEventStream: false,
   },
+  "sessions/list": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "SessionsListParams",
+    resultType: "SessionsListResult",
+    experimental: false,
+    errorStage: "transport",
+    endsEventStream: false,
+  },
+  "session/detach": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "SessionDetachParams",
+    resultType: "EmptyResult",
+    experimental: false,
+    errorStage: "transport",
+    endsEventStream: false,
+  },
+  "session/attach": {
+    direction: "hostToSidecar",
+    notification: false,
+    paramsType: "SessionAttachParams",
+    resultType: "AttachResult",
+    experimental: false,
+    errorStage: "transport",
+    endsEventStream: false,
+  },
   "session/event": {
     direction: "sidecarToHost",
     notification: true,
@@ -208,6 +263,15 @@ export const METHODS: { readonly [K in MethodName]: MethodInfo } = {
     notification: false,
     paramsType: "PermissionRequest",
     resultType: "PermissionResponse",
+    experimental: false,
+    errorStage: null,
+    endsEventStream: false,
+  },
+  "permission/settled": {
+    direction: "sidecarToHost",
+    notification: true,
+    paramsType: "PermissionSettledParams",
+    resultType: null,
     experimental: false,
     errorStage: null,
     endsEventStream: false,

@@ -193,11 +193,22 @@ export type ErrorCode =
   | "internal_error"
   | "unknown_agent"
   | "unsupported_content"
+  | "history_truncated"
+  | "operation_conflict"
+  | "draining"
   | "at_capacity";
 /**
  * Where it went wrong.
  */
 export type ErrorStage = "transport" | "open" | "spawn" | "initialize" | "prompt" | "cancel" | "close";
+/**
+ * (1.3, R-REMOTE-6) A key the host picks to make a request safe to send again: a request repeating an `operationId` the sidecar has seen from the same tenant in the last 10 minutes opens or prompts nothing and gets the first request's result (waiting for it while it runs); the same id with different params fails `operation_conflict`.
+ */
+export type OperationId = string;
+/**
+ * (1.3) Where a session is in its life: `opening` (the agent is starting), `idle`, `turn` (a turn runs), `dead` (the agent exited; only close is possible), `closing`, `closed`.
+ */
+export type SessionLifecycle = "opening" | "idle" | "turn" | "dead" | "closing" | "closed";
 
 export interface A4AaProtocolTypes {
   EventSeq?: EventSeq;
@@ -294,6 +305,11 @@ export interface A4AaProtocolTypes {
   ErrorCode?: ErrorCode;
   ServeLimits?: ServeLimits;
   ErrorStage?: ErrorStage;
+  OperationId?: OperationId;
+  AttachResult?: AttachResult;
+  SessionLifecycle?: SessionLifecycle;
+  SessionSummary?: SessionSummary;
+  SessionsListResult?: SessionsListResult;
   PingParams?: PingParams;
   RpcDiscoverParams?: RpcDiscoverParams;
   SessionOpenParams?: SessionOpenParams;
@@ -303,8 +319,12 @@ export interface A4AaProtocolTypes {
   AgentsPrewarmParams?: AgentsPrewarmParams;
   AgentsListParams?: AgentsListParams;
   SessionHistoryParams?: SessionHistoryParams;
+  SessionsListParams?: SessionsListParams;
+  SessionDetachParams?: SessionDetachParams;
+  SessionAttachParams?: SessionAttachParams;
   SessionEventParams?: SessionEventParams;
   PermissionRequest?: PermissionRequest;
+  PermissionSettledParams?: PermissionSettledParams;
 }
 /**
  * One journaled event with its `seq`.
@@ -1066,6 +1086,45 @@ export interface ServeLimits {
   maxAgentProcesses?: number;
 }
 /**
+ * Result of `session/attach` (1.3). `lastSeq` is the newest `seq` of the session; the journaled events after the request's `afterSeq` follow this answer, in order and before any live event.
+ */
+export interface AttachResult {
+  sessionId: SessionId;
+  lastSeq: number;
+  state: SessionLifecycle;
+  /**
+   * How many connections are attached to the session now, this one included.
+   */
+  attached: number;
+}
+/**
+ * One session in `sessions/list` (1.3).
+ */
+export interface SessionSummary {
+  sessionId: SessionId;
+  /**
+   * The id of the session's agent spec.
+   */
+  agent: string;
+  cwd: string;
+  state: SessionLifecycle;
+  /**
+   * How many connections are attached to it.
+   */
+  attached: number;
+  lastSeq: number;
+  /**
+   * When the session was opened (RFC 3339, UTC).
+   */
+  openedAt: string;
+}
+/**
+ * Result of `sessions/list` (1.3): the sessions of the connection's tenant.
+ */
+export interface SessionsListResult {
+  sessions: SessionSummary[];
+}
+/**
  * Params of `ping`: Check that the sidecar is alive and learn its protocol and version.
  */
 export interface PingParams {}
@@ -1089,6 +1148,7 @@ export interface SessionOpenParams {
    */
   resume?: string;
   options?: SessionOptions;
+  operationId?: OperationId;
 }
 /**
  * Params of `session/prompt`: Run one turn: send the prompt and wait for the agent to finish.
@@ -1108,6 +1168,7 @@ export interface SessionPromptParams {
    */
   model?: string;
   effort?: Effort;
+  operationId?: OperationId;
 }
 /**
  * Params of `session/cancel`: Cancel the session's running turn.
@@ -1157,6 +1218,26 @@ export interface SessionHistoryParams {
   limit?: number;
 }
 /**
+ * Params of `sessions/list`: The sessions of this connection's tenant (protocol 1.3).
+ */
+export interface SessionsListParams {}
+/**
+ * Params of `session/detach`: Detach this connection from a session (protocol 1.3).
+ */
+export interface SessionDetachParams {
+  sessionId: SessionId;
+}
+/**
+ * Params of `session/attach`: Attach this connection to a session (protocol 1.3, R-REMOTE-4).
+ */
+export interface SessionAttachParams {
+  sessionId: SessionId;
+  /**
+   * Replay the journaled events with `seq` greater than this. Default: the session's `lastSeq` (no replay).
+   */
+  afterSeq?: number;
+}
+/**
  * Params of `session/event`: Something the agent did or said, streamed to the host.
  */
 export interface SessionEventParams {
@@ -1187,4 +1268,17 @@ export interface PermissionRequest {
    */
   options: PermissionOption[];
   raw: JsonValue;
+}
+/**
+ * Params of `permission/settled`: A permission request this connection was sent has been decided elsewhere (protocol 1.3, R-REMOTE-5).
+ */
+export interface PermissionSettledParams {
+  sessionId: SessionId;
+  toolCallId: string;
+  outcome: "selected" | "cancelled";
+  /**
+   * The option chosen, when `outcome` is `selected`.
+   */
+  optionId?: string;
+  decidedBy: "host" | "policy";
 }

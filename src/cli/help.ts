@@ -25,8 +25,10 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--handshake-timeout MS] [--max-agent-processes N] [--log-level LEVEL]
-                  [--registry FILE]... [--record DIR]
+                  [--handshake-timeout MS] [--max-agent-processes N] [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--listen ADDR]... [--stdio] [--auth-token-file FILE] [--allow-origin ORIGIN]...
+                  [--tls-cert FILE --tls-key FILE] [--detach-ttl MS] [--max-outbound BYTES]
+                  [--ping-interval MS] [--pong-timeout MS]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -54,5 +56,17 @@ Options:
   --record DIR              write one transcript per session, DIR/<sessionId>.jsonl (mode
                             0600, secrets redacted): both sides of the sidecar, for
                             reading or for 'a4aa replay'
+  --listen ADDR             also serve hosts on ws://HOST:PORT[/PATH], wss://HOST:PORT[/PATH]
+                            or unix:PATH (repeatable); without --stdio, stdin is not read
+  --stdio                   with --listen: serve stdin/stdout too (its EOF still ends all)
+  --auth-token-file FILE    NAME:TOKEN lines; every WebSocket upgrade needs
+                            "Authorization: Bearer TOKEN" (else 401); NAME is the tenant.
+                            Required for a listener other machines can reach
+  --allow-origin ORIGIN     an upgrade with another Origin header is refused 403 (repeatable)
+  --tls-cert FILE, --tls-key FILE   certificate and key of a wss:// listener
+  --detach-ttl MS           close a session no connection is attached to for MS (default 300000)
+  --max-outbound BYTES      close a connection this far behind for over 1 s (1013
+                            slow_consumer; default 16777216); its sessions detach
+  --ping-interval MS, --pong-timeout MS   WebSocket heartbeat (default 15000, 30000)
   --help                    print this help
 `;

@@ -15,6 +15,7 @@ import { takeRegistryFlags } from "../catalog/registry-flag.js";
 import { setMaxAgentProcesses } from "../supervise/capacity.js";
 import { sweepLeftovers } from "../supervise/temp-files.js";
 import { enableReclaim } from "../transport/reclaim.js";
+import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -30,6 +31,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
+      ...remoteFlagSpecs,
       help: {},
     },
     "a4aa serve --help",
@@ -66,6 +68,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // Big frames are followed by a full collection: the sidecar's peak RSS stays a small
   // multiple of the frame (measured in bench/README.md). The sidecar's own choice, never the client's.
   enableReclaim();
+  // §15: --listen and its companions; a refused configuration is a UsageError (exit 2).
+  const remote = remoteListeners(flags, logger, ms);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -78,10 +82,11 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     process.stderr.write(`a4aa serve: ${e.message}. Fix the file or leave out --registry ${e.file}.\n`);
     return 2;
   }
-  logger.info(`a4aa ${version} serving a4aa.v1 on stdin/stdout (pid ${process.pid})`);
+  logger.info(`a4aa ${version} serving a4aa.v1 on ${remote.stdio ? "stdin/stdout" : "its listeners"} (pid ${process.pid})`);
   const code = await runServer({
-    input: process.stdin,
-    output: process.stdout,
+    ...(remote.stdio ? { input: process.stdin, output: process.stdout } : {}),
+    listeners: remote.listeners,
+    onListening: remote.listeners.length ? () => remote.announce() : undefined,
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
@@ -90,9 +95,10 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     abandon: (code) => process.exit(code),
     agents: { list: (probe) => catalog.list(probe) },
     onHostLine: recording?.hostLine,
-    createSessions: (host) =>
+    createSessions: (gate) =>
       new SessionManager({
-        host,
+        gate,
+        detachTtlMs: remote.detachTtlMs,
         logger,
         version,
         hostEnv: process.env,

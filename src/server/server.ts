@@ -1,140 +1,85 @@
-// `a4aa serve`: reads the host's NDJSON from `input`, dispatches JSON-RPC, and is the
-// only writer of `output`. Shutdown (stdin EOF, SIGTERM, SIGINT) closes every session
+// `a4aa serve`: one session layer for the whole sidecar, and one connection per host link:
+// stdio (the default; its end closes everything, R-EOF-1) and whatever the listeners accept
+// (§15; their end only detaches). Shutdown (stdin EOF, SIGTERM, SIGINT) closes every session
 // and resolves with the process exit code.
-//
-// A host that is gone — a write to its stdout or to the stderr it reads failed (EPIPE) —
-// shuts the sidecar down the same way, within a deadline: nobody waits for the turns'
-// outcomes any more, and a sidecar must not outlive its host by more than R-SUP-4's 5 s.
-// If closing overruns HOST_GONE_DEADLINE_MS, `abandon` ends the process with whatever is
-// still running (the process's exit hook SIGKILLs every agent group, the guard the rest).
 import type { Readable, Writable } from "node:stream";
-import type { HostToSidecarMethod, ParamsOf, ResultOf } from "../../generated/ts/methods.js";
-import { METHODS, SCHEMA_VERSION, isMethodName } from "../../generated/ts/methods.js";
-import { paramsValidators } from "../../generated/ts/method-validators.js";
-import { A4aaError, errors, toA4aaError } from "../errors.js";
+import type { ResultOf } from "../../generated/ts/methods.js";
 import type { Logger } from "../log.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
-import { NdjsonPeer, type BadLine } from "../transport/ndjson-peer.js";
-import { RawJson } from "../transport/raw-id.js";
-import type { HostChannel } from "../sessions/host-channel.js";
+import { FlowGate } from "../transport/ndjson-writer.js";
 import type { SessionService } from "../sessions/service.js";
-import { formatParamsErrors } from "./params-errors.js";
 import { installLastResort } from "./last-resort.js";
-import { discoverDocument } from "./discover.js";
+import { HostConnection } from "./connection.js";
+import { Operations } from "./operations.js";
 
-export interface ServerOptions {
+/** A host link a listener accepted (src/listen/). */
+export interface AcceptedLink {
   input: Readable;
   output: Writable;
+  tenant: string;
+  /** For log lines: `ws 127.0.0.1:5123 (alice)`. */
+  name: string;
+  /** Ends the link from the sidecar's side (shutdown). */
+  close(): void;
+}
+
+export interface Listener {
+  /** What it listens on, for log lines (never with a token). */
+  readonly address: string;
+  /** Starts accepting; `accept` is called for every authenticated link. */
+  start(accept: (link: AcceptedLink) => void): Promise<void>;
+  /** Stops accepting and closes what it accepted. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** The stdio link; absent with `--listen` and no `--stdio` (stdin is then not read). */
+  input?: Readable;
+  output?: Writable;
+  listeners?: Listener[];
   logger: Logger;
   version: string;
   maxLineBytes?: number;
-  /** Builds the session layer once the host channel exists. */
-  createSessions: (host: HostChannel) => SessionService;
+  /** Builds the one session layer; `gate` closes while the stdio host is not reading. */
+  createSessions: (gate: FlowGate) => SessionService;
   /** Answers `agents/list` (the agents catalog). */
   agents: { list(probe?: boolean): Promise<ResultOf<"agents/list">> };
-  /** Sees every line of the host link both ways (the recorder's host side). */
+  /** Sees every line of the stdio link both ways (the recorder's host side). */
   onHostLine?: (dir: "in" | "out", line: string) => void;
   /** Signals that shut the server down like stdin EOF does. */
   signals?: NodeJS.Signals[];
-  /** Shutdown once the host is gone may take this long before `abandon` (default HOST_GONE_DEADLINE_MS). */
+  /** Called once every listener is listening (tests, the log line). */
+  onListening?: () => void;
+  /** Shutdown once the stdio host is gone may take this long before `abandon` (default HOST_GONE_DEADLINE_MS). */
   hostGoneDeadlineMs?: number;
   /** Shutdown after the host went away overran its deadline: end the process now, with `code`. */
   abandon?: (code: number) => void;
 }
 
 /**
- * Once the host is known to be gone, how long closing may take before the sidecar ends
+ * Once the stdio host is known to be gone, how long closing may take before the sidecar ends
  * with whatever is left: with the guard's SIGTERM + SIGKILL of stragglers after it, well
  * within R-SUP-4's 5 s.
  */
 export const HOST_GONE_DEADLINE_MS = 2500;
 
-type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
-
 export function runServer(opts: ServerOptions): Promise<number> {
   const { logger } = opts;
   const removeLastResort = installLastResort(logger);
   let shutdown: (why: string) => Promise<void> = async () => undefined;
+  const gate = new FlowGate();
+  const sessions = opts.createSessions(gate);
+  const operations = new Operations();
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const connections = new Set<HostConnection>();
+  const common = { logger, version: opts.version, maxLineBytes, sessions, operations, agents: opts.agents };
 
-  const peer: NdjsonPeer = new NdjsonPeer({
-    input: opts.input,
-    output: opts.output,
-    maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    checkUtf8: true,
-    onLine: opts.onHostLine,
-    onBadLine: (bad) => {
-      const e = badLineError(bad);
-      logger.warn(`bad line from the host: ${e.message}`);
-      peer.writer.writeMessage({ jsonrpc: "2.0", id: bad.rawId !== undefined ? new RawJson(bad.rawId) : null, error: e.toRpcError() }, bad.rawId !== undefined);
-    },
-    onEnd: () => void shutdown("stdin closed"),
-    // R-HOSTILE-4: a host channel that cannot be written is as gone as one at EOF.
-    onWriteError: (e) => hostGone(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message})`),
-    requireVersion: true,
-    writeVersion: true,
-    allowBatch: true,
-    onRequest: (method, params) => dispatch(method, params),
-    onNotification: (method) => {
-      if (method === "session/cancel") {
-        logger.warn(
-          "ignored a session/cancel notification (no id): cancel is only defined as a request, so that its outcome can be acknowledged",
-        );
-      } else {
-        logger.warn(`ignored a notification for ${JSON.stringify(method)}: the host sends no notifications in a4aa.v1`);
-      }
-    },
-    toRpcError: (err, method) => {
-      const e = toA4aaError(err, (isMethodName(method) && METHODS[method].errorStage) || "transport");
-      if (e.code === "internal_error") logger.error(`${method} failed unexpectedly: ${(err as Error)?.stack ?? e.message}`);
-      return e.toRpcError();
-    },
-    invalidRequest: (reason) => errors.invalidRequest("transport", reason).toRpcError(),
-    onInvalid: (reason) => logger.warn(`invalid JSON-RPC message from the host: ${reason}`),
-    onUnmatchedResponse: (m) => {
-      if (logger.enabled("debug")) logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late?)`);
-    },
-  });
-
-  const host: HostChannel = {
-    gate: peer.writer.gate,
-    event: (sessionId, event, seq) => peer.notify("session/event", { sessionId, event, seq }),
-    requestPermission: (request, signal) => peer.request("permission/request", request, { signal }),
-  };
-  const sessions = opts.createSessions(host);
-
-  const handlers: Handlers = {
-    ping: () => ({ protocol: "a4aa.v1", version: opts.version, schemaVersion: SCHEMA_VERSION }),
-    "rpc.discover": () => discoverDocument(),
-    "session/open": (p) => sessions.open(p),
-    "session/prompt": (p) => sessions.prompt(p),
-    "session/cancel": (p) => sessions.cancel(p),
-    "session/close": (p) => sessions.close(p),
-    "agents/list": (p) => opts.agents.list(p.probe),
-    "session/history": (p) => sessions.history(p),
-    "agents/prewarm": (p) => sessions.prewarm(p),
-  };
-
-  function dispatch(method: string, rawParams: unknown): unknown {
-    if (!isMethodName(method) || METHODS[method].direction !== "hostToSidecar") {
-      throw errors.methodNotFound("transport", `a4aa.v1 has no method ${JSON.stringify(method)} for hosts to call`);
-    }
-    const m = method as HostToSidecarMethod;
-    const params = rawParams === undefined ? {} : rawParams;
-    const stage = METHODS[m].errorStage ?? "transport";
-    if (Array.isArray(params)) {
-      throw errors.invalidParams(stage, "params must be an object: a4aa.v1 methods take their params by name");
-    }
-    const validate = paramsValidators[m];
-    if (!validate(params)) throw errors.invalidParams(stage, formatParamsErrors(validate.errors));
-    return (handlers[m] as (p: unknown) => unknown)(params);
-  }
-
-  // The host is gone: shut down, and end the process if that takes too long.
-  let gone = false;
+  // The stdio host is gone: shut down, and end the process if that takes too long.
+  let hostIsGone = false;
   let deadline: NodeJS.Timeout | undefined;
   const hostGone = (why: string) => {
-    if (gone) return;
-    gone = true;
+    if (hostIsGone) return;
+    hostIsGone = true;
     logger.error(`${why}: the host is gone; shutting down`);
     const ms = opts.hostGoneDeadlineMs ?? HOST_GONE_DEADLINE_MS;
     deadline = setTimeout(() => {
@@ -143,19 +88,68 @@ export function runServer(opts: ServerOptions): Promise<number> {
     }, ms);
     void shutdown(why);
   };
-  // The stderr the host reads failed: it is gone too (and nothing more is logged).
-  const stopWatchingLog = logger.onFailed((e) => hostGone(`writing to stderr failed (${(e as NodeJS.ErrnoException).code ?? e.message})`));
+  // The stderr a stdio host reads failed: it is gone too (and nothing more is logged). A
+  // listening sidecar without stdio only stops logging.
+  const stopWatchingLog =
+    opts.input && opts.output
+      ? logger.onFailed((e) => hostGone(`writing to stderr failed (${(e as NodeJS.ErrnoException).code ?? e.message})`))
+      : () => undefined;
 
-  return new Promise<number>((resolve) => {
+  let stdio: HostConnection | undefined;
+  if (opts.input && opts.output) {
+    stdio = new HostConnection({
+      ...common,
+      input: opts.input,
+      output: opts.output,
+      tenant: "",
+      name: "stdio",
+      onHostLine: opts.onHostLine,
+      onEnd: () => void shutdown("stdin closed"),
+      // R-HOSTILE-4: a host channel that cannot be written is as gone as one at EOF.
+      onWriteError: (e) => hostGone(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message})`),
+    });
+    connections.add(stdio);
+    // Agents pause while the stdio host is not reading (it must not be outrun); remote
+    // connections never hold them up (R-REMOTE-7: they have their own bound).
+    stdio.peer.writer.gate.subscribe((open) => gate.set(open));
+  }
+
+  const accept = (link: AcceptedLink) => {
+    let c: HostConnection | undefined = undefined;
+    const gone = (why: string) => {
+      if (!c || !connections.has(c)) return;
+      connections.delete(c);
+      logger.info(`${link.name}: connection ended (${why}); its sessions are detached and go on`);
+      c.end(why);
+    };
+    c = new HostConnection({
+      ...common,
+      input: link.input,
+      output: link.output,
+      tenant: link.tenant,
+      name: link.name,
+      onEnd: () => gone("closed"),
+      onWriteError: (e) => {
+        gone(`writing failed: ${e.message}`);
+        link.close();
+      },
+    });
+    connections.add(c);
+    logger.info(`${link.name}: connected`);
+  };
+
+  const listeners = opts.listeners ?? [];
+  const started = Promise.all(listeners.map((l) => l.start(accept).then(() => logger.info(`listening on ${l.address}`))));
+
+  return new Promise<number>((resolve, reject) => {
     let shuttingDown = false;
     shutdown = async (why: string) => {
       if (shuttingDown) return;
       shuttingDown = true;
       logger.info(`shutting down: ${why}`);
-      peer.stopReading();
       for (const s of signals) process.off(s, onSignal);
-      // Calls still waiting on the host (permission requests) fail closed.
-      peer.close(errors.peerClosed("transport", `the host connection ended (${why})`));
+      await Promise.allSettled(listeners.map((l) => l.close()));
+      for (const c of connections) c.end(`the sidecar is shutting down (${why})`);
       let clean = true;
       try {
         clean = await sessions.closeAll();
@@ -163,7 +157,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
         clean = false;
         logger.error(`closing sessions failed: ${(e as Error).message}`);
       }
-      await peer.flush();
+      await Promise.allSettled([...connections].map((c) => c.flush()));
       if (!clean) logger.error("at least one agent process tree could not be cleaned up; exiting with status 1");
       clearTimeout(deadline);
       stopWatchingLog();
@@ -173,18 +167,16 @@ export function runServer(opts: ServerOptions): Promise<number> {
     const signals = opts.signals ?? [];
     const onSignal = (sig: NodeJS.Signals) => void shutdown(sig);
     for (const s of signals) process.on(s, onSignal);
+    started.then(
+      () => opts.onListening?.(),
+      (e: Error) => {
+        removeLastResort();
+        for (const s of signals) process.off(s, onSignal);
+        void Promise.allSettled(listeners.map((l) => l.close()));
+        reject(e);
+      },
+    );
+    if (!stdio && listeners.length === 0) void shutdown("nothing to serve: no stdio and no listener");
   });
 }
 
-/** The error a bad host line is answered with (R-FRAME-2, R-FRAME-3, R-HOSTILE-1). */
-function badLineError(bad: BadLine): A4aaError {
-  switch (bad.kind) {
-    case "frame_too_large":
-    case "invalid_utf8":
-    case "parse_error":
-      return new A4aaError(bad.kind, "transport", bad.detail);
-    case "too_deep":
-    case "not_object":
-      return errors.invalidRequest("transport", bad.detail);
-  }
-}

@@ -22,11 +22,19 @@ import { specForOpen } from "../catalog/open.js";
 import type { HostChannel } from "./host-channel.js";
 import { Session, type SessionTimings } from "./session.js";
 import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
+import { FlowGate } from "../transport/ndjson-writer.js";
+import { Attachments, type Viewer } from "./attachments.js";
+import { SessionViews, type SessionView } from "./views.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
 export interface SessionManagerOptions {
-  host: HostChannel;
+  /** A single host (tests, embedders): the caller of every method called without one. */
+  host?: HostChannel;
+  /** Closed while the host that must not be outrun (stdio) is not reading: agent readers pause on it. */
+  gate?: FlowGate;
+  /** R-REMOTE-3: a session no connection is attached to for this long is closed (default 300000). */
+  detachTtlMs?: number;
   logger: Logger;
   version: string;
   /** The sidecar's own environment, the source of inherited names. */
@@ -51,10 +59,34 @@ export class SessionManager implements SessionService {
   private counter = 0;
   /** Shared agent processes (§13). */
   readonly pool: SharedPool;
+  private readonly gate: FlowGate;
+  /** Who owns each session and who views it (§15). */
+  readonly views: SessionViews;
+  private readonly defaultCaller: Viewer | undefined;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.timings = { cancelGraceMs: LIMITS.cancelGraceMs, ...o.timings };
     this.pool = new SharedPool(o.logger);
+    this.gate = o.gate ?? o.host?.gate ?? new FlowGate();
+    this.views = new SessionViews({
+      logger: o.logger,
+      detachTtlMs: o.detachTtlMs,
+      closeAbandoned: (id) => this.close({ sessionId: id }, undefined, true).then(() => undefined),
+    });
+    const h = o.host;
+    this.defaultCaller = h && {
+      tenant: "",
+      name: "host",
+      event: (sid, e, seq) => h.event(sid, e, seq),
+      requestPermission: (r, signal) => h.requestPermission(r, signal),
+      permissionSettled: () => undefined,
+    };
+  }
+
+  private caller(c: Viewer | undefined): Viewer {
+    const v = c ?? this.defaultCaller;
+    if (!v) throw new Error("SessionManager: a method was called without a caller and there is no default host");
+    return v;
   }
 
   get size(): number {
@@ -67,10 +99,18 @@ export class SessionManager implements SessionService {
     return Number.isInteger(n) && n >= 1 && n <= this.counter;
   }
 
-  private get(sessionId: string, stage: "prompt" | "cancel"): Session {
+  private get(sessionId: string, stage: "prompt" | "cancel", caller: Viewer | undefined): Session {
     const s = this.sessions.get(sessionId);
-    if (!s || s.state === "opening") throw errors.unknownSession(sessionId, stage);
+    if (!s || s.state === "opening" || !this.views.owns(sessionId, this.caller(caller))) throw errors.unknownSession(sessionId, stage);
     return s;
+  }
+
+  /** A session of the caller's tenant (R-REMOTE-3: any other id is unknown_session). */
+  private mine(sessionId: string, caller: Viewer | undefined, stage: "transport" | "prompt" | "cancel"): { s: Session; view: SessionView } {
+    const s = this.sessions.get(sessionId);
+    const view = this.views.get(sessionId);
+    if (!s || !view || view.tenant !== this.caller(caller).tenant) throw errors.unknownSession(sessionId, stage);
+    return { s, view };
   }
 
   /** The spec an open (or a prewarm) runs: its own, or a catalog agent's resolved. */
@@ -97,7 +137,8 @@ export class SessionManager implements SessionService {
     };
   }
 
-  async open(params: ParamsOf<"session/open">): Promise<ResultOf<"session/open">> {
+  async open(params: ParamsOf<"session/open">, caller?: Viewer): Promise<ResultOf<"session/open">> {
+    const who = this.caller(caller);
     const { spec, shown } = this.resolve(params);
     const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
     let isDir = false;
@@ -124,9 +165,10 @@ export class SessionManager implements SessionService {
 
     const id = `${this.idPrefix}-${++this.counter}`;
     const transcript = this.o.recording?.open(id, spec, options);
+    const host = new Attachments({ sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
     const session = new Session({
       id,
-      host: this.o.host,
+      host,
       logger: this.o.logger,
       timings: this.timings,
       permission,
@@ -136,6 +178,8 @@ export class SessionManager implements SessionService {
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.
     this.sessions.set(id, session);
+    this.views.add({ id, tenant: who.tenant, agent: spec.id, cwd, session, attachments: host });
+    host.attach(who);
     this.o.logger.info(`opening ${spec.lane} agent ${JSON.stringify(spec.id)} (${spec.command.program}) in ${cwd}`, id);
     try {
       const lane = await session.open(driver, {
@@ -159,27 +203,48 @@ export class SessionManager implements SessionService {
     } catch (e) {
       if (session.state === "opening" || session.state === "closed") {
         this.sessions.delete(id);
+        this.views.remove(id);
         this.o.recording?.close(id);
       }
       throw e;
     }
   }
 
-  async prompt(params: ParamsOf<"session/prompt">): Promise<ResultOf<"session/prompt">> {
+  async prompt(params: ParamsOf<"session/prompt">, caller?: Viewer): Promise<ResultOf<"session/prompt">> {
     checkNotEmpty(params);
-    const s = this.get(params.sessionId, "prompt");
-    const { sessionId: _id, ...request } = params;
+    const s = this.get(params.sessionId, "prompt", caller);
+    const { sessionId: _id, operationId: _op, ...request } = params;
     return s.prompt(request);
   }
 
-  history(params: ParamsOf<"session/history">): ResultOf<"session/history"> {
-    const s = this.sessions.get(params.sessionId);
-    if (!s) throw errors.unknownSession(params.sessionId, "transport");
+  history(params: ParamsOf<"session/history">, caller?: Viewer): ResultOf<"session/history"> {
+    const { s } = this.mine(params.sessionId, caller, "transport");
     return s.journal.history(params.afterSeq, params.limit);
   }
 
-  async cancel(params: ParamsOf<"session/cancel">): Promise<ResultOf<"session/cancel">> {
-    const s = this.get(params.sessionId, "cancel");
+  /** R-REMOTE-4: see SessionViews.attach; `finish` runs right after the answer is written. */
+  attach(params: ParamsOf<"session/attach">, caller?: Viewer): { result: ResultOf<"session/attach">; finish: () => void } {
+    const { s, view } = this.mine(params.sessionId, caller, "transport");
+    return this.views.attach(view, s.journal, this.caller(caller), params.afterSeq);
+  }
+
+  detach(params: ParamsOf<"session/detach">, caller?: Viewer): ResultOf<"session/detach"> {
+    const { view } = this.mine(params.sessionId, caller, "transport");
+    view.attachments.detach(this.caller(caller));
+    return {};
+  }
+
+  list(caller?: Viewer): ResultOf<"sessions/list"> {
+    return this.views.list(this.caller(caller).tenant);
+  }
+
+  /** A connection ended: it detaches from every session (R-REMOTE-3). */
+  detachEverywhere(caller: Viewer): void {
+    this.views.detachEverywhere(caller);
+  }
+
+  async cancel(params: ParamsOf<"session/cancel">, caller?: Viewer): Promise<ResultOf<"session/cancel">> {
+    const s = this.get(params.sessionId, "cancel", caller);
     await s.cancel();
     return {};
   }
@@ -202,7 +267,7 @@ export class SessionManager implements SessionService {
         env,
         ...this.processSettings(spec),
         logger: this.o.logger,
-        gate: this.o.host.gate,
+        gate: this.gate,
         pool: this.pool,
       },
       params.count ?? 1,
@@ -211,9 +276,9 @@ export class SessionManager implements SessionService {
     return r;
   }
 
-  async close(params: ParamsOf<"session/close">): Promise<ResultOf<"session/close">> {
+  async close(params: ParamsOf<"session/close">, caller?: Viewer, abandoned = false): Promise<ResultOf<"session/close">> {
     const s = this.sessions.get(params.sessionId);
-    if (!s) {
+    if (!s || (!abandoned && !this.views.owns(params.sessionId, this.caller(caller)))) {
       // Closing is idempotent (R-CLOSE-2): an id already closed, or never opened, answers zero counts.
       if (!this.wasOpened(params.sessionId)) {
         this.o.logger.info(`session/close ${JSON.stringify(params.sessionId)}: no session of that id was ever opened here (answered with zero counts); check the id the host sent`);
@@ -222,6 +287,7 @@ export class SessionManager implements SessionService {
     }
     const processes = await s.close();
     this.sessions.delete(s.id);
+    this.views.remove(s.id);
     this.o.recording?.close(s.id);
     return { processes };
   }
@@ -232,6 +298,7 @@ export class SessionManager implements SessionService {
       all.map(async (s) => {
         await s.close();
         this.sessions.delete(s.id);
+        this.views.remove(s.id);
         this.o.recording?.close(s.id);
       }),
     );

@@ -53,6 +53,8 @@ export interface NdjsonPeerOptions extends Omit<PeerOptions, "sendLine" | "sendM
   onEnd?: () => void;
   /** Writing failed (EPIPE, ENOBUFS): nothing more goes out. */
   onWriteError?: (error: Error) => void;
+  /** Sees each message (or batch) right after it was handed to the writer, before anything else is written. */
+  onSent?: (msg: unknown) => void;
 }
 
 export class NdjsonPeer {
@@ -73,7 +75,12 @@ export class NdjsonPeer {
     this.rpc = new JsonRpcPeer({
       ...o,
       sendLine: (line) => writer.writeLine(line),
-      sendMessage: (msg, raw) => writer.writeMessage(msg, raw),
+      sendMessage: o.onSent
+        ? (msg, raw) => {
+            writer.writeMessage(msg, raw);
+            o.onSent!(msg);
+          }
+        : (msg, raw) => writer.writeMessage(msg, raw),
     });
     const maxDepth = o.maxDepth ?? MAX_JSON_DEPTH;
     this.lines = new LineSequencer({

@@ -28,6 +28,8 @@ const ALLOWED: Record<string, string[]> = {
   journal: ["supervise", "env", "transport", "errors", "log", "generated"],
   replay: ["journal", "errors", "log", "generated"],
   server: ["sessions", "transport", "errors", "log", "generated"],
+  // §15: the ws/wss/unix listeners hand authenticated links to the server.
+  listen: ["server", "transport", "errors", "log", "generated"],
   examples: ["transport", "errors", "log", "generated"],
   // The schema tooling ships with the command line but never imports it; it reads the one
   // document model, which depends on nothing.

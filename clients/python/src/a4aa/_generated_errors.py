@@ -53,6 +53,9 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "internal_error": ErrorCodeInfo(-32603, "Internal error", False, False),
     "unknown_agent": ErrorCodeInfo(-32000, "Unknown agent", False, False),
     "unsupported_content": ErrorCodeInfo(-32000, "Unsupported content", False, False),
+    "history_truncated": ErrorCodeInfo(-32000, "History truncated", False, False),
+    "operation_conflict": ErrorCodeInfo(-32000, "Operation conflict", False, False),
+    "draining": ErrorCodeInfo(-32000, "Draining", True, False),
     "at_capacity": ErrorCodeInfo(-32000, "At capacity", True, False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
@@ -181,6 +184,21 @@ def unknown_agent_error(stage: str, detail: Optional[str] = None, *, uncertain_e
 def unsupported_content_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
     """The `unsupported_content`: JSON-RPC -32000 "Unsupported content"."""
     return _make("unsupported_content", stage, detail, uncertain_effect)
+
+
+def history_truncated_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `history_truncated`: JSON-RPC -32000 "History truncated"."""
+    return _make("history_truncated", stage, detail, uncertain_effect)
+
+
+def operation_conflict_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `operation_conflict`: JSON-RPC -32000 "Operation conflict"."""
+    return _make("operation_conflict", stage, detail, uncertain_effect)
+
+
+def draining_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `draining`: JSON-RPC -32000 "Draining", retryable."""
+    return _make("draining", stage, detail, uncertain_effect)
 
 
 def at_capacity_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:

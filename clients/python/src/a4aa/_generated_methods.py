@@ -50,10 +50,11 @@ class HostMethods(abc.ABC):
         env: Optional[p.EnvLiterals] = None,
         resume: Optional[str] = None,
         options: Optional[p.SessionOptions] = None,
+        operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.OpenResult:
         """`session/open`: Spawn an agent and open a session on it."""
-        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options)
+        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options, operation_id=operation_id)
         raw = self._request("session/open", params.to_json(), timeout)
         return p.OpenResult.from_json(raw, "OpenResult")
 
@@ -65,10 +66,11 @@ class HostMethods(abc.ABC):
         content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
+        operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, operation_id=operation_id)
         raw = self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 
@@ -134,6 +136,39 @@ class HostMethods(abc.ABC):
         raw = self._request("session/history", params.to_json(), timeout)
         return p.HistoryResult.from_json(raw, "HistoryResult")
 
+    def sessions_list(
+        self,
+        *,
+        timeout: Optional[float] = None,
+    ) -> p.SessionsListResult:
+        """`sessions/list`: The sessions of this connection's tenant (protocol 1.3)."""
+        params = p.SessionsListParams()
+        raw = self._request("sessions/list", params.to_json(), timeout)
+        return p.SessionsListResult.from_json(raw, "SessionsListResult")
+
+    def session_detach(
+        self,
+        *,
+        session_id: p.SessionId,
+        timeout: Optional[float] = None,
+    ) -> p.EmptyResult:
+        """`session/detach`: Detach this connection from a session (protocol 1.3)."""
+        params = p.SessionDetachParams(session_id=session_id)
+        raw = self._request("session/detach", params.to_json(), timeout)
+        return p.EmptyResult.from_json(raw, "EmptyResult")
+
+    def session_attach(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.AttachResult:
+        """`session/attach`: Attach this connection to a session (protocol 1.3, R-REMOTE-4)."""
+        params = p.SessionAttachParams(session_id=session_id, after_seq=after_seq)
+        raw = self._request("session/attach", params.to_json(), timeout)
+        return p.AttachResult.from_json(raw, "AttachResult")
+
 
 class AsyncHostMethods(abc.ABC):
     """HostMethods for asyncio: the same calls, each a coroutine."""
@@ -171,10 +206,11 @@ class AsyncHostMethods(abc.ABC):
         env: Optional[p.EnvLiterals] = None,
         resume: Optional[str] = None,
         options: Optional[p.SessionOptions] = None,
+        operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.OpenResult:
         """`session/open`: Spawn an agent and open a session on it."""
-        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options)
+        params = p.SessionOpenParams(spec=spec, agent=agent, cwd=cwd, env=env, resume=resume, options=options, operation_id=operation_id)
         raw = await self._request("session/open", params.to_json(), timeout)
         return p.OpenResult.from_json(raw, "OpenResult")
 
@@ -186,10 +222,11 @@ class AsyncHostMethods(abc.ABC):
         content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
+        operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, operation_id=operation_id)
         raw = await self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 
@@ -255,6 +292,39 @@ class AsyncHostMethods(abc.ABC):
         raw = await self._request("session/history", params.to_json(), timeout)
         return p.HistoryResult.from_json(raw, "HistoryResult")
 
+    async def sessions_list(
+        self,
+        *,
+        timeout: Optional[float] = None,
+    ) -> p.SessionsListResult:
+        """`sessions/list`: The sessions of this connection's tenant (protocol 1.3)."""
+        params = p.SessionsListParams()
+        raw = await self._request("sessions/list", params.to_json(), timeout)
+        return p.SessionsListResult.from_json(raw, "SessionsListResult")
+
+    async def session_detach(
+        self,
+        *,
+        session_id: p.SessionId,
+        timeout: Optional[float] = None,
+    ) -> p.EmptyResult:
+        """`session/detach`: Detach this connection from a session (protocol 1.3)."""
+        params = p.SessionDetachParams(session_id=session_id)
+        raw = await self._request("session/detach", params.to_json(), timeout)
+        return p.EmptyResult.from_json(raw, "EmptyResult")
+
+    async def session_attach(
+        self,
+        *,
+        session_id: p.SessionId,
+        after_seq: Optional[int] = None,
+        timeout: Optional[float] = None,
+    ) -> p.AttachResult:
+        """`session/attach`: Attach this connection to a session (protocol 1.3, R-REMOTE-4)."""
+        params = p.SessionAttachParams(session_id=session_id, after_seq=after_seq)
+        raw = await self._request("session/attach", params.to_json(), timeout)
+        return p.AttachResult.from_json(raw, "AttachResult")
+
 
 # Methods whose success ends the event stream of the session their sessionId names (x-ends-event-stream).
 ENDS_EVENT_STREAM: FrozenSet[str] = frozenset({"session/close"})
@@ -274,6 +344,12 @@ class SidecarHandler(abc.ABC):
         cancels.
         """
 
+    @abc.abstractmethod
+    def on_permission_settled(self, params: p.PermissionSettledParams) -> None:
+        """`permission/settled` (a notification): A permission request this connection was sent has been
+        decided elsewhere (protocol 1.3, R-REMOTE-5).
+        """
+
 
 def dispatch_sidecar(handler: SidecarHandler, method: str, params: Any) -> Tuple[bool, Any]:
     """Decodes one sidecar → host message and hands it to handler. Returns (known, result as
@@ -284,4 +360,7 @@ def dispatch_sidecar(handler: SidecarHandler, method: str, params: Any) -> Tuple
     if method == "permission/request":
         result = handler.on_permission_request(p.PermissionRequest.from_json(params, "PermissionRequest"))
         return True, _c.encode(result)
+    if method == "permission/settled":
+        handler.on_permission_settled(p.PermissionSettledParams.from_json(params, "PermissionSettledParams"))
+        return True, None
     return False, None

@@ -249,14 +249,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "at_capacity"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "at_capacity"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -270,6 +270,45 @@ _ErrorStage_VALUES: FrozenSet[str] = frozenset(get_args(Literal["transport", "op
 
 def _decode_ErrorStage(v: Any, path: str = "ErrorStage") -> ErrorStage:
     return cast(ErrorStage, _c.enum(v, path, _ErrorStage_VALUES))
+
+
+OperationId = str
+"""(1.3, R-REMOTE-6) A key the host picks to make a request safe to send again: a request repeating
+an `operationId` the sidecar has seen from the same tenant in the last 10 minutes opens or
+prompts nothing and gets the first request's result (waiting for it while it runs); the same id
+with different params fails `operation_conflict`.
+"""
+
+
+def _decode_OperationId(v: Any, path: str = "OperationId") -> OperationId:
+    return _c.string_min(1)(v, path)
+
+
+SessionLifecycle = Literal["opening", "idle", "turn", "dead", "closing", "closed"]
+"""(1.3) Where a session is in its life: `opening` (the agent is starting), `idle`, `turn` (a turn
+runs), `dead` (the agent exited; only close is possible), `closing`, `closed`.
+"""
+_SessionLifecycle_VALUES: FrozenSet[str] = frozenset(get_args(Literal["opening", "idle", "turn", "dead", "closing", "closed"]))
+
+
+def _decode_SessionLifecycle(v: Any, path: str = "SessionLifecycle") -> SessionLifecycle:
+    return cast(SessionLifecycle, _c.enum(v, path, _SessionLifecycle_VALUES))
+
+
+PermissionSettledParamsOutcome = Literal["selected", "cancelled"]
+_PermissionSettledParamsOutcome_VALUES: FrozenSet[str] = frozenset(get_args(Literal["selected", "cancelled"]))
+
+
+def _decode_PermissionSettledParamsOutcome(v: Any, path: str = "PermissionSettledParamsOutcome") -> PermissionSettledParamsOutcome:
+    return cast(PermissionSettledParamsOutcome, _c.enum(v, path, _PermissionSettledParamsOutcome_VALUES))
+
+
+PermissionSettledParamsDecidedBy = Literal["host", "policy"]
+_PermissionSettledParamsDecidedBy_VALUES: FrozenSet[str] = frozenset(get_args(Literal["host", "policy"]))
+
+
+def _decode_PermissionSettledParamsDecidedBy(v: Any, path: str = "PermissionSettledParamsDecidedBy") -> PermissionSettledParamsDecidedBy:
+    return cast(PermissionSettledParamsDecidedBy, _c.enum(v, path, _PermissionSettledParamsDecidedBy_VALUES))
 
 
 
@@ -3289,6 +3328,120 @@ _ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses"})
 
 
 @dataclass(kw_only=True)
+class AttachResult:
+    """Result of `session/attach` (1.3). `lastSeq` is the newest `seq` of the session; the journaled
+    events after the request's `afterSeq` follow this answer, in order and before any live event.
+    """
+    session_id: SessionId
+    last_seq: int
+    state: SessionLifecycle
+    attached: int
+    """How many connections are attached to the session now, this one included."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        out["lastSeq"] = _c.encode(self.last_seq)
+        out["state"] = _c.encode(self.state)
+        out["attached"] = _c.encode(self.attached)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "AttachResult") -> AttachResult:
+        """Decodes and checks one AttachResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> AttachResult:
+        _c.reject_unknown(d, _AttachResult_FIELDS, path)
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+            last_seq=_c.required(d, "lastSeq", path, _c.integer_range(0, None)),
+            state=_c.required(d, "state", path, _decode_SessionLifecycle),
+            attached=_c.required(d, "attached", path, _c.integer_range(1, None)),
+        )
+
+
+_AttachResult_FIELDS: FrozenSet[str] = frozenset({"sessionId", "lastSeq", "state", "attached"})
+
+
+@dataclass(kw_only=True)
+class SessionSummary:
+    """One session in `sessions/list` (1.3)."""
+    session_id: SessionId
+    agent: str
+    """The id of the session's agent spec."""
+    cwd: str
+    state: SessionLifecycle
+    attached: int
+    """How many connections are attached to it."""
+    last_seq: int
+    opened_at: str
+    """When the session was opened (RFC 3339, UTC)."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        out["agent"] = _c.encode(self.agent)
+        out["cwd"] = _c.encode(self.cwd)
+        out["state"] = _c.encode(self.state)
+        out["attached"] = _c.encode(self.attached)
+        out["lastSeq"] = _c.encode(self.last_seq)
+        out["openedAt"] = _c.encode(self.opened_at)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionSummary") -> SessionSummary:
+        """Decodes and checks one SessionSummary; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionSummary:
+        _c.reject_unknown(d, _SessionSummary_FIELDS, path)
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+            agent=_c.required(d, "agent", path, _c.STRING),
+            cwd=_c.required(d, "cwd", path, _c.STRING),
+            state=_c.required(d, "state", path, _decode_SessionLifecycle),
+            attached=_c.required(d, "attached", path, _c.integer_range(0, None)),
+            last_seq=_c.required(d, "lastSeq", path, _c.integer_range(0, None)),
+            opened_at=_c.required(d, "openedAt", path, _c.STRING),
+        )
+
+
+_SessionSummary_FIELDS: FrozenSet[str] = frozenset({"sessionId", "agent", "cwd", "state", "attached", "lastSeq", "openedAt"})
+
+
+@dataclass(kw_only=True)
+class SessionsListResult:
+    """Result of `sessions/list` (1.3): the sessions of the connection's tenant."""
+    sessions: List[SessionSummary]
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessions"] = _c.encode(self.sessions)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionsListResult") -> SessionsListResult:
+        """Decodes and checks one SessionsListResult; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionsListResult:
+        _c.reject_unknown(d, _SessionsListResult_FIELDS, path)
+        return cls(
+            sessions=_c.required(d, "sessions", path, _c.array_of(SessionSummary.from_json)),
+        )
+
+
+_SessionsListResult_FIELDS: FrozenSet[str] = frozenset({"sessions"})
+
+
+@dataclass(kw_only=True)
 class PingParams:
     """Params of `ping`: Check that the sidecar is alive and learn its protocol and version."""
 
@@ -3361,6 +3514,8 @@ class SessionOpenParams:
     """
     options: Optional[SessionOptions] = None
     """Model, mode, reasoning effort and permission preset for the session."""
+    operation_id: Optional[OperationId] = None
+    """(1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId)."""
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -3377,6 +3532,8 @@ class SessionOpenParams:
             out["resume"] = _c.encode(self.resume)
         if self.options is not None:
             out["options"] = _c.encode(self.options)
+        if self.operation_id is not None:
+            out["operationId"] = _c.encode(self.operation_id)
         return out
 
     @classmethod
@@ -3394,10 +3551,11 @@ class SessionOpenParams:
             env=_c.optional(d, "env", path, _decode_EnvLiterals, None),
             resume=_c.optional(d, "resume", path, _c.string_min(1), None),
             options=_c.optional(d, "options", path, SessionOptions.from_json, None),
+            operation_id=_c.optional(d, "operationId", path, _decode_OperationId, None),
         )
 
 
-_SessionOpenParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "cwd", "env", "resume", "options"})
+_SessionOpenParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "cwd", "env", "resume", "options", "operationId"})
 
 
 @dataclass(kw_only=True)
@@ -3417,6 +3575,8 @@ class SessionPromptParams:
     """Model for this turn only; overrides the session's `options.model`."""
     effort: Optional[Effort] = None
     """Reasoning effort for this turn only; overrides the session's `options.effort`."""
+    operation_id: Optional[OperationId] = None
+    """(1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId)."""
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -3430,6 +3590,8 @@ class SessionPromptParams:
             out["model"] = _c.encode(self.model)
         if self.effort is not None:
             out["effort"] = _c.encode(self.effort)
+        if self.operation_id is not None:
+            out["operationId"] = _c.encode(self.operation_id)
         return out
 
     @classmethod
@@ -3446,10 +3608,11 @@ class SessionPromptParams:
             content=_c.optional(d, "content", path, _c.array_of(_decode_ContentBlock), None),
             model=_c.optional(d, "model", path, _c.string_min(1), None),
             effort=_c.optional(d, "effort", path, _decode_Effort, None),
+            operation_id=_c.optional(d, "operationId", path, _decode_OperationId, None),
         )
 
 
-_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "content", "model", "effort"})
+_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "content", "model", "effort", "operationId"})
 
 
 @dataclass(kw_only=True)
@@ -3621,6 +3784,90 @@ _SessionHistoryParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "afterSeq
 
 
 @dataclass(kw_only=True)
+class SessionsListParams:
+    """Params of `sessions/list`: The sessions of this connection's tenant (protocol 1.3)."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionsListParams") -> SessionsListParams:
+        """Decodes and checks one SessionsListParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionsListParams:
+        _c.reject_unknown(d, _SessionsListParams_FIELDS, path)
+        return cls()
+
+
+_SessionsListParams_FIELDS: FrozenSet[str] = frozenset({})
+
+
+@dataclass(kw_only=True)
+class SessionDetachParams:
+    """Params of `session/detach`: Detach this connection from a session (protocol 1.3)."""
+    session_id: SessionId
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionDetachParams") -> SessionDetachParams:
+        """Decodes and checks one SessionDetachParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionDetachParams:
+        _c.reject_unknown(d, _SessionDetachParams_FIELDS, path)
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+        )
+
+
+_SessionDetachParams_FIELDS: FrozenSet[str] = frozenset({"sessionId"})
+
+
+@dataclass(kw_only=True)
+class SessionAttachParams:
+    """Params of `session/attach`: Attach this connection to a session (protocol 1.3, R-REMOTE-4)."""
+    session_id: SessionId
+    after_seq: Optional[int] = None
+    """Replay the journaled events with `seq` greater than this. Default: the session's `lastSeq` (no
+    replay).
+    """
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        if self.after_seq is not None:
+            out["afterSeq"] = _c.encode(self.after_seq)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SessionAttachParams") -> SessionAttachParams:
+        """Decodes and checks one SessionAttachParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SessionAttachParams:
+        _c.reject_unknown(d, _SessionAttachParams_FIELDS, path)
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+            after_seq=_c.optional(d, "afterSeq", path, _c.integer_range(0, None), None),
+        )
+
+
+_SessionAttachParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "afterSeq"})
+
+
+@dataclass(kw_only=True)
 class SessionEventParams:
     """Params of `session/event`: Something the agent did or said, streamed to the host."""
     session_id: SessionId
@@ -3714,6 +3961,53 @@ class PermissionRequest:
 
 
 _PermissionRequest_FIELDS: FrozenSet[str] = frozenset({"sessionId", "toolCallId", "title", "kind", "contentTexts", "options", "raw"})
+
+
+@dataclass(kw_only=True)
+class PermissionSettledParams:
+    """Params of `permission/settled`: A permission request this connection was sent has been decided
+    elsewhere (protocol 1.3, R-REMOTE-5).
+    """
+    session_id: SessionId
+    tool_call_id: str
+    outcome: PermissionSettledParamsOutcome
+    decided_by: PermissionSettledParamsDecidedBy
+    option_id: Optional[str] = None
+    """The option chosen, when `outcome` is `selected`."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["sessionId"] = _c.encode(self.session_id)
+        out["toolCallId"] = _c.encode(self.tool_call_id)
+        out["outcome"] = _c.encode(self.outcome)
+        if self.option_id is not None:
+            out["optionId"] = _c.encode(self.option_id)
+        out["decidedBy"] = _c.encode(self.decided_by)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "PermissionSettledParams") -> PermissionSettledParams:
+        """Decodes and checks one PermissionSettledParams; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> PermissionSettledParams:
+        return cls(
+            session_id=_c.required(d, "sessionId", path, _decode_SessionId),
+            tool_call_id=_c.required(d, "toolCallId", path, _c.STRING),
+            outcome=_c.required(d, "outcome", path, _decode_PermissionSettledParamsOutcome),
+            option_id=_c.optional(d, "optionId", path, _c.STRING, None),
+            decided_by=_c.required(d, "decidedBy", path, _decode_PermissionSettledParamsDecidedBy),
+            extra=_c.extra(d, _PermissionSettledParams_FIELDS),
+        )
+
+
+_PermissionSettledParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "toolCallId", "outcome", "optionId", "decidedBy"})
 
 
 @dataclass(kw_only=True)
@@ -4017,6 +4311,11 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "ErrorCode": _decode_ErrorCode,
     "ServeLimits": ServeLimits.from_json,
     "ErrorStage": _decode_ErrorStage,
+    "OperationId": _decode_OperationId,
+    "AttachResult": AttachResult.from_json,
+    "SessionLifecycle": _decode_SessionLifecycle,
+    "SessionSummary": SessionSummary.from_json,
+    "SessionsListResult": SessionsListResult.from_json,
     "PingParams": PingParams.from_json,
     "RpcDiscoverParams": RpcDiscoverParams.from_json,
     "SessionOpenParams": SessionOpenParams.from_json,
@@ -4026,8 +4325,12 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "AgentsPrewarmParams": AgentsPrewarmParams.from_json,
     "AgentsListParams": AgentsListParams.from_json,
     "SessionHistoryParams": SessionHistoryParams.from_json,
+    "SessionsListParams": SessionsListParams.from_json,
+    "SessionDetachParams": SessionDetachParams.from_json,
+    "SessionAttachParams": SessionAttachParams.from_json,
     "SessionEventParams": SessionEventParams.from_json,
     "PermissionRequest": PermissionRequest.from_json,
+    "PermissionSettledParams": PermissionSettledParams.from_json,
 }
 
 
@@ -4159,6 +4462,11 @@ __all__ = [
     "ErrorStage",
     "ErrorData",
     "ServeLimits",
+    "OperationId",
+    "SessionLifecycle",
+    "AttachResult",
+    "SessionSummary",
+    "SessionsListResult",
     "PingParams",
     "RpcDiscoverParams",
     "SessionOpenParams",
@@ -4168,6 +4476,12 @@ __all__ = [
     "AgentsPrewarmParams",
     "AgentsListParams",
     "SessionHistoryParams",
+    "SessionsListParams",
+    "SessionDetachParams",
+    "SessionAttachParams",
     "SessionEventParams",
     "PermissionRequest",
+    "PermissionSettledParamsOutcome",
+    "PermissionSettledParamsDecidedBy",
+    "PermissionSettledParams",
 ]

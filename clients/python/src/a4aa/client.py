@@ -24,7 +24,7 @@ from ._generated_errors import RPC_ADAPTER_ERROR, RPC_INVALID_PARAMS, RPC_METHOD
 from ._generated_methods import ENDS_EVENT_STREAM, HostMethods, SidecarHandler, dispatch_sidecar
 from ._locate import sidecar_command
 from .errors import A4aaError
-from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, SessionEventParams
+from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, PermissionSettledParams, SessionEventParams
 
 log = logging.getLogger("a4aa")
 
@@ -148,6 +148,10 @@ class _Router(SidecarHandler):
             raise _NoHandler("the host has no permission handler")
         answer = handler(params)
         return PermissionCancelled() if answer is None else answer
+
+    def on_permission_settled(self, params: PermissionSettledParams) -> None:
+        # Another connection decided a request this one was asked (R-REMOTE-5); nothing waits on it here.
+        return None
 
 
 class Client(HostMethods):

@@ -1,0 +1,172 @@
+// A ws:// or wss:// listener (R-REMOTE-1, -2, -7): the upgrade is checked (path, Origin,
+// bearer token) before anything reaches JSON-RPC; one text frame is one JSON-RPC message or
+// batch; pings keep a silent peer from holding its sessions.
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { PassThrough } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { Logger } from "../log.js";
+import type { AcceptedLink, Listener } from "../server/server.js";
+import type { ListenAddress } from "./address.js";
+import { bearerToken, type TokenFile } from "./auth.js";
+import { boundedOutput } from "./outbound.js";
+
+export const DEFAULT_PING_INTERVAL_MS = 15_000;
+export const DEFAULT_PONG_TIMEOUT_MS = 30_000;
+/** WebSocket close code and reason for a connection past its outbound bound. */
+export const SLOW_CONSUMER = { code: 1013, reason: "slow_consumer" } as const;
+
+export interface WsListenerOptions {
+  address: Extract<ListenAddress, { kind: "ws" | "wss" }>;
+  logger: Logger;
+  /** Required tokens (--auth-token-file); without it every upgrade is tenant "". */
+  tokens?: TokenFile;
+  /** --allow-origin: an upgrade carrying another Origin is refused 403. */
+  allowOrigins: string[];
+  tls?: { certFile: string; keyFile: string };
+  maxLineBytes: number;
+  maxOutboundBytes: number;
+  pingIntervalMs?: number;
+  pongTimeoutMs?: number;
+}
+
+export class WsListener implements Listener {
+  readonly address: string;
+  private server: http.Server | https.Server | undefined;
+  private wss: WebSocketServer | undefined;
+  private readonly links = new Set<WebSocket>();
+  private seq = 0;
+
+  constructor(private readonly o: WsListenerOptions) {
+    this.address = o.address.text;
+  }
+
+  /** The port actually bound (port 0 picks one). */
+  get port(): number | undefined {
+    const a = this.server?.address();
+    return a && typeof a === "object" ? a.port : undefined;
+  }
+
+  start(accept: (link: AcceptedLink) => void): Promise<void> {
+    const { o } = this;
+    const server = o.tls
+      ? https.createServer({ cert: readFileSync(o.tls.certFile), key: readFileSync(o.tls.keyFile) })
+      : http.createServer();
+    this.server = server;
+    // Room for a frame just over the limit, to answer it frame_too_large like a long line;
+    // a bigger one closes the connection (1009).
+    const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxLineBytes + (1 << 20), perMessageDeflate: false });
+    this.wss = wss;
+    server.on("request", (_req, res) => {
+      res.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
+      res.end("a4aa speaks JSON-RPC over WebSocket here: upgrade the connection\n");
+    });
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on("error", () => undefined);
+      const refuse = (status: number, text: string) => {
+        socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${text}\n`);
+      };
+      const url = new URL(req.url ?? "/", "http://x");
+      if (o.address.path && url.pathname !== o.address.path) return refuse(404, "no a4aa listener on this path");
+      const origin = req.headers.origin;
+      if (origin !== undefined && !o.allowOrigins.includes(origin)) {
+        o.logger.warn(`refused a WebSocket upgrade from ${req.socket.remoteAddress}: Origin ${JSON.stringify(origin)} is not allowed (--allow-origin)`);
+        return refuse(403, "this Origin is not allowed (--allow-origin)");
+      }
+      let tenant = "";
+      if (o.tokens) {
+        const bearer = bearerToken(req.headers.authorization);
+        const t = bearer === undefined ? undefined : o.tokens.tenantOf(bearer);
+        if (t === undefined) {
+          o.logger.warn(`refused a WebSocket upgrade from ${req.socket.remoteAddress}: ${bearer === undefined ? "no Authorization: Bearer header" : "the bearer token matches no line of --auth-token-file"}`);
+          return refuse(401, "authentication required: Authorization: Bearer TOKEN");
+        }
+        tenant = t;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => this.link(ws, req, tenant, accept));
+    });
+    return new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(o.address.port, o.address.host, () => {
+        server.off("error", reject);
+        server.on("error", (e) => o.logger.error(`${this.address}: ${e.message}`));
+        resolve();
+      });
+    });
+  }
+
+  private link(ws: WebSocket, req: IncomingMessage, tenant: string, accept: (link: AcceptedLink) => void): void {
+    const { o } = this;
+    this.links.add(ws);
+    const name = `ws#${++this.seq} ${req.socket.remoteAddress}:${req.socket.remotePort}${tenant ? ` (${tenant})` : ""}`;
+    const input = new PassThrough();
+    const output = boundedOutput(
+      {
+        send: (text) => ws.send(text),
+        pending: () => ws.bufferedAmount,
+        slow: () => {
+          o.logger.warn(`${name}: more than ${o.maxOutboundBytes} bytes waiting to be sent; closing it (${SLOW_CONSUMER.code} ${SLOW_CONSUMER.reason}), its sessions detach`);
+          ws.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
+          // A peer that reads nothing does not read the close frame either.
+          setTimeout(() => ws.terminate(), 5000).unref();
+        },
+      },
+      o.maxOutboundBytes,
+      true,
+    );
+    ws.on("message", (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      let buf = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+      if (isBinary) o.logger.debug(`${name}: a binary frame, read as text`);
+      // One frame is one message: a raw newline in JSON can only be whitespace, so it is
+      // blanked, and the frame becomes one line.
+      if (buf.includes(10) || buf.includes(13)) {
+        buf = Buffer.from(buf);
+        for (let i = 0; i < buf.length; i++) if (buf[i] === 10 || buf[i] === 13) buf[i] = 32;
+      }
+      input.write(buf);
+      input.write("\n");
+    });
+    let lastPong = Date.now();
+    ws.on("pong", () => (lastPong = Date.now()));
+    const pongTimeout = o.pongTimeoutMs ?? DEFAULT_PONG_TIMEOUT_MS;
+    const heartbeat = setInterval(() => {
+      if (Date.now() - lastPong > pongTimeout) {
+        o.logger.warn(`${name}: no pong for ${pongTimeout} ms; closing it, its sessions detach`);
+        ws.terminate();
+        return;
+      }
+      ws.ping();
+    }, o.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS);
+    heartbeat.unref();
+    const ended = () => {
+      clearInterval(heartbeat);
+      this.links.delete(ws);
+      input.end();
+      output.destroy();
+    };
+    ws.on("close", ended);
+    ws.on("error", (e) => {
+      o.logger.info(`${name}: ${e.message}`);
+      ended();
+    });
+    accept({ input, output, tenant, name, close: () => ws.close(1001, "the sidecar is shutting down") });
+  }
+
+  async close(): Promise<void> {
+    for (const ws of this.links) ws.close(1001, "the sidecar is shutting down");
+    const server = this.server;
+    this.wss?.close();
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Links that do not finish their closing handshake promptly are cut.
+      setTimeout(() => {
+        for (const ws of this.links) ws.terminate();
+        server.closeAllConnections?.();
+      }, 2000).unref();
+    });
+  }
+}
