@@ -44,7 +44,7 @@ const ALLOWED: Record<string, string[]> = {
   // the command line's own argument parser).
   "cli/run": ["clients", "generated", "cli/args"],
   // The rest of the command line is the top: it wires everything together.
-  cli: ["cli/run", "clients", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
+  cli: ["cli/run", "clients", "listen", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
 };
 
 function tsFiles(dir: string): string[] {
