@@ -14,7 +14,7 @@ import { withTimeout } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { lineTap, type LineTap } from "../../supervise/taps.js";
-import { pauseWithGate } from "../../transport/ndjson-writer.js";
+import { pauseWithGate } from "../../transport/flow-gate.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
 import { arr, parseJsonLine, isObj, json, obj, str, type Obj } from "./loose-json.js";
 import type { McpHandover } from "./mcp-handover.js";
