@@ -24,7 +24,7 @@ import { RpcHandlerError } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
-import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";

@@ -11,7 +11,7 @@ import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../tr
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
-import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, rateLimitsOf, statusOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
 import { codexPolicy } from "./presets.js";

@@ -13,7 +13,7 @@ export function acpShareKey(s: ShareSetup): string {
   return laneShareKey(s, { clientCapabilities: spec.clientCapabilities ?? null, authMethodId: spec.authMethodId ?? null });
 }
 
-export class AcpConnection extends SharedProcess {
+export class SharedAcpProcess extends SharedProcess {
   init!: AcpInit;
 
   constructor(ctx: LaneContext, proc: PipeProcess) {
@@ -41,14 +41,14 @@ export class AcpConnection extends SharedProcess {
   }
 }
 
-export function startAcpConnection(s: ShareSetup): Promise<AcpConnection> {
-  return startSharedProcess(s, (ctx, proc) => new AcpConnection(ctx, proc), (c) => c.handshake());
+export function startSharedAcpProcess(s: ShareSetup): Promise<SharedAcpProcess> {
+  return startSharedProcess(s, (ctx, proc) => new SharedAcpProcess(ctx, proc), (c) => c.handshake());
 }
 
 /** A session on a shared process: a live one with room, else a fresh one (§13). */
 export async function openSharedAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
   const s = shareSetupOf(ctx);
-  const lease = await s.pool.acquire(acpShareKey(s), ctx.spec.share ?? {}, () => startAcpConnection(s));
+  const lease = await s.pool.acquire(acpShareKey(s), ctx.spec.share ?? {}, () => startSharedAcpProcess(s));
   const conn = lease.proc;
   const session = new AcpLaneSession(
     ctx,
