@@ -5,7 +5,8 @@ import type { AcpAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
 import { SharedChannel, SharedProcess, laneShareKey, shareSetupOf, startSharedProcess } from "../shared-process.js";
-import { ACP_MODE_HINT, AcpLaneSession, acpInitialize, type AcpInit } from "./acp-session.js";
+import { AcpLaneSession } from "./acp-session.js";
+import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
 
 /** The sharing key of an ACP spec: the process's launch, plus what `initialize` tells the agent. */
 export function acpShareKey(s: ShareSetup): string {
