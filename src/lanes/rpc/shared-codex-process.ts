@@ -8,7 +8,8 @@ import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
 import { SharedChannel, SharedProcess, laneShareKey, shareSetupOf, startSharedProcess } from "../shared-process.js";
-import { CODEX_MODE_HINT, CODEX_NAME, CodexLaneSession, codexInitialize } from "./codex-session.js";
+import { CodexLaneSession } from "./codex-session.js";
+import { CODEX_MODE_HINT, CODEX_NAME, codexInitialize } from "./initialize.js";
 
 export function codexShareKey(s: ShareSetup): string {
   return laneShareKey(s, { dialect: (s.spec as RpcAgentSpec).dialect });
