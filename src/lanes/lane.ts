@@ -17,7 +17,7 @@ import type {
 } from "../../generated/ts/types.js";
 import type { Logger } from "../log.js";
 import type { PromptContent } from "./prompt-content.js";
-import type { FlowGate } from "../transport/ndjson-writer.js";
+import type { FlowGate } from "../transport/flow-gate.js";
 import type { SharedPool } from "./shared-pool.js";
 
 // The session counts what its close ended (R-SUP-6) without each lane passing it up.

@@ -1,6 +1,5 @@
-// What a lane session speaks through — its own agent process, or its share of a shared one
-// (§13) — and the shared process itself: one process, one link, many agent-side sessions
-// (ACP sessions, Codex threads). The agent's notifications and requests go to the session
+// The shared agent process (§13): one process, one link, many agent-side sessions (ACP
+// sessions, Codex threads), and each session's share of it (SharedChannel, a LaneChannel). The agent's notifications and requests go to the session
 // whose agent-side id they name (R-SHARE-1). A message naming an id not bound yet (the
 // agent may speak of a session before the answer that names it has been read) waits
 // briefly for the bind.
@@ -11,6 +10,7 @@ import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
 import { AgentProcess, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
+import type { LaneChannel, RoutedSession } from "./lane-channel.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
@@ -20,59 +20,6 @@ const UNBOUND_KEPT = 1024;
 const UNBOUND_WAIT_MS = 10_000;
 /** How long the agent has to answer a session's goodbye (session/close, thread/unsubscribe). */
 const GOODBYE_MS = 5_000;
-
-/** One session's side of the agent's messages. */
-export interface RoutedSession {
-  onRequest(method: string, params: unknown, rctx: RequestContext): Promise<unknown>;
-  onNotification(method: string, params: unknown): void;
-  /** The process died or the session's part of it ended: fail what waits besides requests. */
-  onEnd(err: A4aaError): void;
-}
-
-/** What a lane session speaks through. */
-export interface LaneChannel {
-  readonly fatal: A4aaError | null;
-  readonly alive: boolean;
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
-  notify(method: string, params?: unknown): void;
-  /**
-   * The agent's id of this session is known: its messages are routed here from now on.
-   * `fromAgent` false: the host chose it (resume) rather than the agent (session/new).
-   */
-  bind(nativeSessionId: string, fromAgent?: boolean): void;
-  /** The session's handshake is over. */
-  ready(): void;
-  noteDescendants(): void;
-  /** Ends the session's part (`first`: what it started, e.g. terminals), and the process when it is its own. */
-  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }>;
-}
-
-/** A session's own agent process (no `share`). */
-export class OwnChannel implements LaneChannel {
-  constructor(readonly agent: AgentProcess) {}
-  get fatal(): A4aaError | null {
-    return this.agent.fatal;
-  }
-  get alive(): boolean {
-    return this.agent.alive;
-  }
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
-    return this.agent.request<R>(method, params, stage, refused);
-  }
-  notify(method: string, params?: unknown): void {
-    this.agent.notify(method, params);
-  }
-  bind(): void {}
-  ready(): void {
-    this.agent.phase = "ready";
-  }
-  noteDescendants(): void {
-    this.agent.proc.noteDescendants();
-  }
-  close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
-    return this.agent.close(first);
-  }
-}
 
 interface Unbound {
   id: string;

@@ -4,7 +4,7 @@
 // reported as one event once the host reads again.
 import type { AgentEvent } from "../../generated/ts/types.js";
 import type { SupervisedProcess } from "../supervise/supervised-process.js";
-import type { FlowGate } from "../transport/ndjson-writer.js";
+import type { FlowGate } from "../transport/flow-gate.js";
 
 export const droppedNote = (n: number): string =>
   `[a4aa: ${n} stderr line${n === 1 ? "" : "s"} of the agent dropped while the host was not reading]`;

@@ -1,6 +1,7 @@
 // The structural walk: compares two schemas found at the same spot of the protocol and
 // records each difference as a raw change (rule, location, the role of the message).
 // Judging and merging happen in diff.ts.
+// Over 350 lines: one recursive walk; its cases (types, values, objects, arrays, combinators) call each other.
 import { resolve, type ProtocolModel as ProtocolDoc, type Schema } from "../openrpc/model.js";
 import type { Facts, Role } from "./rules.js";
 

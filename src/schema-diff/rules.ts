@@ -1,5 +1,6 @@
 // The compatibility rules: each change the diff finds is named by one rule, and the rule
 // judges it by who writes the message that carries it.
+// Over 350 lines: one table of rules, each a few lines, read top to bottom as the gate's policy.
 //
 // "input" = the host writes it and the sidecar reads it: params of host → sidecar methods,
 // results of sidecar → host requests, and calling a host → sidecar method at all.

@@ -5,7 +5,7 @@ import type { Readable, Writable } from "node:stream";
 import { RpcErrorCode } from "../errors.js";
 import { RpcHandlerError, type JsonRpcPeer, type PeerOptions } from "./json-rpc.js";
 import { NdjsonPeer, type BadLineKind } from "./ndjson-peer.js";
-import type { FlowGate } from "./ndjson-writer.js";
+import type { FlowGate } from "./flow-gate.js";
 
 /**
  * Why a stdout line was not taken as a message: one of NdjsonPeer's bad lines, or

@@ -6,11 +6,12 @@
 // the server (host link), every agent link, the example agent, clients/ts and the demo.
 import { isUtf8 } from "node:buffer";
 import type { Readable, Writable } from "node:stream";
-import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./big-lines.js";
+import { BIG_LINE_BYTES, LineSequencer, SKIP } from "./line-sequencer.js";
 import { MAX_JSON_DEPTH, parseJsonChecked } from "./depth.js";
 import { JsonRpcPeer, needsSourceText, type PeerOptions, type RequestOptions } from "./json-rpc.js";
 import { LineReader, isBlank } from "./line-reader.js";
-import { NdjsonWriter, pauseWithGate, type FlowGate } from "./ndjson-writer.js";
+import { pauseWithGate, type FlowGate } from "./flow-gate.js";
+import { NdjsonWriter } from "./ndjson-writer.js";
 import { rawMembers } from "./raw-id.js";
 
 /** Why a line is not a message. */

@@ -1,6 +1,6 @@
 // One person's session through the public TypeScript client and a real `a4aa serve` child,
 // the same path every host takes.
-import { A4aaClient, TurnEnd, type AgentEvent, type ContentBlock, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type TurnOutcome } from "../../../clients/ts/index.js";
+import { A4aaClient, TurnEnd, currentSelectorValue, offeredValues, type AgentEvent, type ContentBlock, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
 import type { AgentChoice } from "./options.js";
 
 export interface OpenRequest {
@@ -82,4 +82,10 @@ export class RunSession {
     await this.client.sessionClose({ sessionId: this.sessionId }, { timeoutMs: 20_000 });
     this.open = undefined;
   }
+}
+
+/** The ids an agent offered for a selector and the current one, read as the sidecar reads them (the client's session-state helpers). */
+export function offered(state: SessionState | null, kind: "mode" | "model"): { ids: string[]; current?: string } {
+  if (!state) return { ids: [] };
+  return { ids: offeredValues(state, kind), current: currentSelectorValue(state, kind) };
 }

@@ -1,10 +1,9 @@
-// One ACP agent process speaking to the sidecar as its ACP client: the handshake
-// (initialize, authenticate, session/new | resume | load, selectors), turns, cancel, the
-// agent's requests (permissions, fs, terminals), and the process's end.
+// One ACP session, the sidecar its ACP client: the session's handshake (session/new |
+// resume | load, selectors; the process's initialize is in initialize.ts), turns, cancel,
+// the agent's requests (permissions, fs, terminals), and the end.
 import { acpMcpTransports, checkMcpTransports, mcpCapabilities, mergeAcpMcpServers } from "../mcp-servers.js";
 import type * as A from "../../../generated/acp/types.js";
 import {
-  validateInitializeResponse,
   validateNewSessionResponse,
   validatePromptResponse,
   validateRequestPermissionRequest,
@@ -24,14 +23,15 @@ import { RpcHandlerError } from "../../transport/json-rpc.js";
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
-import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
 import { DEFAULT_MAX_TERMINALS, Terminals } from "./terminals.js";
+import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
+import { acpPrompt } from "./prompt-blocks.js";
 
-export const ACP_PROTOCOL_VERSION = 1;
 /** ACP's error code for "authentication required". */
 const ACP_AUTH_REQUIRED = -32000;
 
@@ -42,60 +42,12 @@ const OPTION_KINDS: Record<string, PermissionOptionKind> = {
   reject_always: "rejectAlways",
 };
 
-/** What the agent process said in `initialize`: the same for every session on it. */
-export interface AcpInit {
-  agentInfo: AgentInfo | null;
-  caps: A.AgentCapabilities;
-}
-
 /** What one session hands the process it runs on: the agent's messages for it. */
 export interface AcpHandlers extends RoutedSession {
   inTurn(): boolean;
 }
 
 export type AcpChannel = LaneChannel;
-
-export const ACP_MODE_HINT = "ACP, e.g. `gemini --acp`, `qwen --acp`, `opencode acp`, `claude-agent-acp`";
-
-/** `initialize` (and `authenticate`): once per agent process. */
-export async function acpInitialize(
-  agent: Pick<AcpChannel, "request">,
-  o: Pick<LaneContext<AcpAgentSpec>, "spec" | "clientName" | "clientVersion">,
-): Promise<AcpInit> {
-  const { spec } = o;
-  const cc = spec.clientCapabilities;
-  const init = await agent.request<A.InitializeResponse>(
-    "initialize",
-    {
-      protocolVersion: ACP_PROTOCOL_VERSION,
-      clientCapabilities: {
-        fs: { readTextFile: !!cc?.fs?.readTextFile, writeTextFile: !!cc?.fs?.writeTextFile },
-        terminal: !!cc?.terminal,
-      },
-      clientInfo: { name: o.clientName, version: o.clientVersion },
-    },
-    "initialize",
-    (e) => errors.initializeFailed("initialize", `initialize: ${e.message}`),
-  );
-  if (!validateInitializeResponse(init)) {
-    throw errors.initializeFailed("initialize", `the agent's initialize answer is not ACP: ${JSON.stringify(validateInitializeResponse.errors?.[0] ?? {})}`);
-  }
-  if (init.protocolVersion !== ACP_PROTOCOL_VERSION) {
-    throw errors.initializeFailed("initialize", `the agent speaks ACP protocol version ${JSON.stringify(init.protocolVersion)}; a4aa speaks version 1`);
-  }
-  let agentInfo: AgentInfo | null = null;
-  const info = init.agentInfo as { name?: unknown; version?: unknown; title?: unknown } | null | undefined;
-  if (info && typeof info.name === "string") {
-    agentInfo = { name: info.name, version: typeof info.version === "string" ? info.version : "" };
-    if (typeof info.title === "string") agentInfo.title = info.title;
-  }
-  if (spec.authMethodId) {
-    await agent.request("authenticate", { methodId: spec.authMethodId }, "initialize", (e) =>
-      authFailure(spec, "initialize", `authenticate ${spec.authMethodId}: ${e.message}`),
-    );
-  }
-  return { agentInfo, caps: (init.agentCapabilities ?? {}) as A.AgentCapabilities };
-}
 
 export class AcpLaneSession implements LaneSession {
   nativeSessionId: string | null = null;
@@ -384,20 +336,4 @@ export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneS
   return openAgentProcess(ctx, (proc) =>
     new AcpLaneSession(ctx, (h) => new OwnChannel(new AgentProcess(ctx, proc, { name: "the agent", modeHint: ACP_MODE_HINT, requireVersion: false, writeVersion: true, ...h }))),
   );
-}
-
-/** R-CONTENT-1: the prompt's blocks as ACP content blocks (checked against promptCapabilities before). */
-export function acpPrompt(blocks: TurnInput["blocks"]): A.ContentBlock[] {
-  return blocks.map((b): A.ContentBlock => {
-    switch (b.type) {
-      case "text":
-        return { type: "text", text: b.text };
-      case "image":
-        return { type: "image", mimeType: b.mimeType, data: b.data };
-      case "resource":
-        return { type: "resource", resource: { uri: b.uri, text: b.text, ...(b.mimeType ? { mimeType: b.mimeType } : {}) } };
-      case "resourceLink":
-        return { type: "resource_link", uri: b.uri, name: b.name ?? b.uri.split("/").pop() ?? b.uri, ...(b.mimeType ? { mimeType: b.mimeType } : {}) };
-    }
-  });
 }

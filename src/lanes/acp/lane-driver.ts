@@ -1,7 +1,7 @@
 // The acp lane: agents that speak the Agent Client Protocol (v1) on stdio.
 import type { AcpAgentSpec } from "../../../generated/ts/types.js";
 import type { LaneDriver } from "../lane.js";
-import { acpShareKey, openSharedAcpSession, startAcpConnection } from "./acp-connection.js";
+import { acpShareKey, openSharedAcpSession, startSharedAcpProcess } from "./shared-acp-process.js";
 import { openAcpSession } from "./acp-session.js";
 
 export const acpDriver: LaneDriver<AcpAgentSpec> = {
@@ -13,6 +13,6 @@ export const acpDriver: LaneDriver<AcpAgentSpec> = {
   // likewise known only from the agent's capabilities. Presets are a4aa's own: all honoured.
   precheck: () => undefined,
   open: (ctx) => (ctx.spec.share && ctx.pool ? openSharedAcpSession(ctx) : openAcpSession(ctx)),
-  prewarm: (setup, count) => setup.pool.prewarm(acpShareKey(setup), (setup.spec as AcpAgentSpec).share ?? {}, () => startAcpConnection(setup), count),
+  prewarm: (setup, count) => setup.pool.prewarm(acpShareKey(setup), (setup.spec as AcpAgentSpec).share ?? {}, () => startSharedAcpProcess(setup), count),
 };
 

@@ -13,7 +13,7 @@ import { opencodeDriver } from "./drivers/opencode.js";
 import { qwenFlavor } from "./drivers/qwen.js";
 import type { McpHandover } from "./mcp-handover.js";
 import type { SelectorRules } from "./selector-rules.js";
-import type { StreamJsonFlavor } from "./stream-json-session.js";
+import type { StreamJsonFlavor } from "./stream-json-flavor.js";
 import type { PerTurnDriver } from "./turn-session.js";
 
 export type DriverEntry = { kind: "perTurn"; driver: PerTurnDriver } | { kind: "streamJson"; flavor: StreamJsonFlavor };

@@ -3,46 +3,29 @@
 // handshake (`initialize`), permission requests (`can_use_tool` → permission/request,
 // answered allow/deny, fail-closed) and cancel (`interrupt`, then the process group is
 // ended after a grace period; the next prompt resumes the session in a new process).
+// Over 350 lines: one class; its banners (the process, stdout, LaneSession) share the turn,
+// the pending control requests and the process they are about.
 import { randomUUID } from "node:crypto";
 import { forwardStderr } from "../stderr-events.js";
-import type { AgentInfo, Capabilities, CliAgentSpec, ContentCapabilities, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
-import { blockText } from "../content-text.js";
+import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, errors } from "../../errors.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "../handshake-deadline.js";
-import type { LaneContext, LanePermissionOption, LaneSession, ResolvedOptions, TurnInput } from "../lane.js";
+import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
 import { withTimeout } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { lineTap, type LineTap } from "../../supervise/taps.js";
-import { pauseWithGate } from "../../transport/ndjson-writer.js";
+import { pauseWithGate } from "../../transport/flow-gate.js";
 import { ClaudeStreamMapper, claudeResult, denialEvents } from "./claude-stream.js";
 import { arr, parseJsonLine, isObj, json, obj, str, type Obj } from "./loose-json.js";
-import type { McpHandover } from "./mcp-handover.js";
-import { checkSelectors, type SelectorRules } from "./selector-rules.js";
+import { checkSelectors } from "./selector-rules.js";
 import { toolKind, toolTitle } from "./tool-calls.js";
 import { diffUsage } from "./usage.js";
+import type { StreamJsonFlavor } from "./stream-json-flavor.js";
+import { userContent } from "./user-content.js";
 import type { TurnEnd } from "./turn-process.js";
 import { capabilitiesOf, KILL_GRACE_MS } from "./turn-session.js";
 import type { Usage } from "../../../generated/ts/types.js";
-
-export interface StreamJsonFlavor {
-  readonly name: "claudeCode" | "qwen";
-  readonly rules: SelectorRules;
-  /** What the CLI takes beside text in a `user` line (default: no images). */
-  readonly content?: ContentCapabilities;
-  precheck?(options: ResolvedOptions, resume: string | undefined): void;
-  /** The driver's own flags: stream-json mode, the session (new id or resume), selectors. */
-  args(ctx: LaneContext<CliAgentSpec>, session: { id: string; resume: boolean }): string[];
-  env?(ctx: LaneContext<CliAgentSpec>): Record<string, string>;
-  /** A success result whose text is really a failure. */
-  failedText?(text: string): boolean;
-  /** `total_cost_usd` is the process's running total: report each turn's difference. */
-  costIsRunningTotal?: boolean;
-  /** The result's usage is the session's running total: report each turn's difference. */
-  usageIsRunningTotal?: boolean;
-  /** How the CLI takes `options.mcpServers` (R-MCP-1). */
-  readonly mcp?: McpHandover;
-}
 
 /** After `interrupt`, how long before the process group is ended. */
 export const INTERRUPT_GRACE_MS = 2000;
@@ -65,22 +48,6 @@ const PERMISSION_OPTIONS: LanePermissionOption[] = [
   { optionId: "allowAlways", name: "Always allow", kind: "allowAlways" },
   { optionId: "deny", name: "Deny", kind: "rejectOnce" },
 ];
-
-/**
- * R-CONTENT-1: the prompt as the content of a stream-json `user` line, in order: images as
- * Anthropic image blocks, everything else as text blocks (content-text.ts).
- */
-export function userContent(input: TurnInput): Obj[] {
-  const out: Obj[] = [];
-  for (const b of input.blocks) {
-    if (b.type === "image") out.push({ type: "image", source: { type: "base64", media_type: b.mimeType, data: b.data } });
-    else {
-      const text = blockText(b);
-      if (text) out.push({ type: "text", text });
-    }
-  }
-  return out;
-}
 
 export class StreamJsonSession implements LaneSession {
   nativeSessionId: string;

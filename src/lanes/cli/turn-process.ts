@@ -11,7 +11,7 @@ import { waitAtMost } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess, type StopResult } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { lineTap } from "../../supervise/taps.js";
-import { pauseWithGate } from "../../transport/ndjson-writer.js";
+import { pauseWithGate } from "../../transport/flow-gate.js";
 import { parseJsonLine } from "./loose-json.js";
 
 export type TurnEnd = { outcome: TurnOutcome } | { error: A4aaError };

@@ -1,8 +1,9 @@
-// One `codex app-server` process driven as its client: the handshake (initialize,
-// initialized, thread/start | thread/resume), turns (turn/start … turn/completed),
-// interrupts (including the one that races ahead of the turn), approvals, and the end.
+// One Codex thread driven as the app-server's client: the thread's handshake (thread/start |
+// thread/resume; the process's initialize is in initialize.ts), turns (turn/start …
+// turn/completed), interrupts (including the one that races ahead of the turn), approvals,
+// and the end.
+// Over 350 lines: one class whose turn, item and approval handling share the thread's state.
 import { codexMcpConfig, mcpCapabilities, type McpTransports } from "../mcp-servers.js";
-import { blockText } from "../content-text.js";
 import type * as C from "../../../generated/codex/types.js";
 import type { AgentEvent, Capabilities, Effort, RpcAgentSpec, TurnOutcome } from "../../../generated/ts/types.js";
 import { A4aaError, RpcErrorCode, errors } from "../../errors.js";
@@ -11,59 +12,16 @@ import { RpcHandlerError, RpcResponseError, type RequestContext } from "../../tr
 import { AgentProcess, openAgentProcess, type Refusal } from "../agent-process.js";
 import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LaneSession, TurnInput } from "../lane.js";
-import { OwnChannel, type LaneChannel, type RoutedSession } from "../shared-process.js";
+import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { COMMAND_APPROVAL, FILE_CHANGE_APPROVAL, approvalResponse, commandApproval, fileChangeApproval, type ApprovalAsk } from "./approvals.js";
 import { TurnUsage, isToolItem, planOf, rateLimitsOf, statusOf, toolCallOf, toolCallUpdateOf, type ToolItemMemory } from "./map-notification.js";
 import { codexPolicy } from "./presets.js";
+import { ActiveTurn } from "./active-turn.js";
+import { CODEX_MODE_HINT, CODEX_NAME, codexInitialize } from "./initialize.js";
+import { codexInput } from "./turn-input.js";
 
 /** How long `cancel()` waits for the id of a turn Codex has not acknowledged yet. */
 const CANCEL_ID_WAIT_MS = 2000;
-
-/** The turn in flight, from `turn/start` to `turn/completed`. */
-class ActiveTurn {
-  id: string | null = null;
-  /** `turn/started` seen: Codex will now accept an interrupt. */
-  started = false;
-  finished = false;
-  cancelRequested = false;
-  interrupts = 0;
-  /** An interrupt was refused before the turn started: send it again on `turn/started`. */
-  retryOnStart = false;
-  readonly done: Promise<C.Turn>;
-  readonly idKnown: Promise<void>;
-  private resolveDone!: (t: C.Turn) => void;
-  private rejectDone!: (e: unknown) => void;
-  private resolveId!: () => void;
-
-  constructor() {
-    this.done = new Promise((res, rej) => {
-      this.resolveDone = res;
-      this.rejectDone = rej;
-    });
-    this.idKnown = new Promise((r) => (this.resolveId = r));
-    // A turn that fails before anyone awaits it must not be an unhandled rejection.
-    this.done.catch(() => undefined);
-  }
-
-  setId(id: string): void {
-    this.id = id;
-    this.resolveId();
-  }
-
-  finish(t: C.Turn): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.resolveDone(t);
-    this.resolveId();
-  }
-
-  fail(e: unknown): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.rejectDone(e);
-    this.resolveId();
-  }
-}
 
 /** Codex takes stdio and streamable-HTTP MCP servers; it has no SSE transport. */
 export const CODEX_MCP: McpTransports = { stdio: true, http: true, sse: false };
@@ -424,32 +382,9 @@ export class CodexLaneSession implements LaneSession {
   }
 }
 
-/** R-CONTENT-1: the prompt as `turn/start` input items, in order. */
-export function codexInput(input: TurnInput): C.TurnStartParams["input"] {
-  return input.blocks.flatMap((b): C.TurnStartParams["input"] => {
-    if (b.type === "image") return [{ type: "image", url: `data:${b.mimeType};base64,${b.data}` }];
-    const text = blockText(b);
-    return text ? [{ type: "text", text, text_elements: [] }] : [];
-  });
-}
-
 /** What one session hands the process its thread runs on. */
 export interface CodexHandlers extends RoutedSession {
   inTurn(): boolean;
-}
-
-export const CODEX_NAME = "codex app-server";
-export const CODEX_MODE_HINT = "`codex app-server`";
-
-/** `initialize` and `initialized`: once per app-server process. */
-export async function codexInitialize(agent: Pick<LaneChannel, "request" | "notify">, ctx: Pick<LaneContext, "clientName" | "clientVersion">): Promise<void> {
-  await agent.request<C.InitializeResponse>(
-    "initialize",
-    { clientInfo: { name: ctx.clientName, title: null, version: ctx.clientVersion }, capabilities: null } satisfies C.InitializeParams,
-    "initialize",
-    (e) => errors.initializeFailed("initialize", `initialize: ${e.message}`),
-  );
-  agent.notify("initialized");
 }
 
 export function openCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {

@@ -3,7 +3,7 @@
 import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import { errors } from "../../errors.js";
 import type { LaneDriver } from "../lane.js";
-import { codexShareKey, openSharedCodexSession, startCodexConnection } from "./codex-connection.js";
+import { codexShareKey, openSharedCodexSession, startSharedCodexProcess } from "./shared-codex-process.js";
 import { CODEX_MCP, openCodexSession } from "./codex-session.js";
 import { checkMcpTransports } from "../mcp-servers.js";
 
@@ -21,5 +21,5 @@ export const rpcDriver: LaneDriver<RpcAgentSpec> = {
   },
   open: (ctx) => (ctx.spec.share && ctx.pool ? openSharedCodexSession(ctx) : openCodexSession(ctx)),
   // One app-server holds many threads (§13).
-  prewarm: (setup, count) => setup.pool.prewarm(codexShareKey(setup), (setup.spec as RpcAgentSpec).share ?? {}, () => startCodexConnection(setup), count),
+  prewarm: (setup, count) => setup.pool.prewarm(codexShareKey(setup), (setup.spec as RpcAgentSpec).share ?? {}, () => startSharedCodexProcess(setup), count),
 };

@@ -9,7 +9,7 @@ import { AgentProcess, fromPeerError, openAgentProcess } from "../../../src/lane
 import type { LaneContext } from "../../../src/lanes/lane.js";
 import { createLogger } from "../../../src/log.js";
 import { RpcResponseError } from "../../../src/transport/json-rpc.js";
-import { FlowGate } from "../../../src/transport/ndjson-writer.js";
+import { FlowGate } from "../../../src/transport/flow-gate.js";
 import { newMarker, processesWithMarker, waitGone } from "../../helpers/procs.js";
 
 // Answers `echo` with its params, `refuse` with an error, never answers `hang`; `exit`

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { blocksText, linkText, resourceText, uriAsPath } from "../../../src/lanes/content-text.js";
-import { userContent } from "../../../src/lanes/cli/stream-json-session.js";
-import { codexInput } from "../../../src/lanes/rpc/codex-session.js";
+import { userContent } from "../../../src/lanes/cli/user-content.js";
+import { codexInput } from "../../../src/lanes/rpc/turn-input.js";
 import type { TurnInput } from "../../../src/lanes/lane.js";
 
 const input = (blocks: TurnInput["blocks"]): TurnInput => ({ text: "", blocks });

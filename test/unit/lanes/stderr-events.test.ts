@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { AgentEvent } from "../../../generated/ts/types.js";
 import { droppedNote, forwardStderr } from "../../../src/lanes/stderr-events.js";
 import type { SupervisedProcess } from "../../../src/supervise/supervised-process.js";
-import { FlowGate } from "../../../src/transport/ndjson-writer.js";
+import { FlowGate } from "../../../src/transport/flow-gate.js";
 
 function fakeProc() {
   let listener: ((l: string) => void) | null = null;

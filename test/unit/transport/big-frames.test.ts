@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { LineReader } from "../../../src/transport/line-reader.js";
-import { LineSequencer, SKIP } from "../../../src/transport/big-lines.js";
+import { LineSequencer, SKIP } from "../../../src/transport/line-sequencer.js";
 import { NdjsonWriter } from "../../../src/transport/ndjson-writer.js";
 import { RawJson } from "../../../src/transport/raw-id.js";
 import { SLICE_CHARS, hasBigString, jsonPieces, serialize as stringifyWithRaw } from "../../../src/transport/serialize.js";

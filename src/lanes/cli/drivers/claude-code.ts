@@ -5,7 +5,7 @@ import type { LaneContext } from "../../lane.js";
 import { claudeMcpConfig } from "../../mcp-servers.js";
 import type { McpHandover } from "../mcp-handover.js";
 import type { SelectorRules } from "../selector-rules.js";
-import type { StreamJsonFlavor } from "../stream-json-session.js";
+import type { StreamJsonFlavor } from "../stream-json-flavor.js";
 
 /** `--permission-mode` choices of Claude Code 2.1.197 (the pinned test peer). */
 export const CLAUDE_MODES = ["default", "acceptEdits", "auto", "bypassPermissions", "dontAsk", "plan"] as const;

@@ -7,7 +7,7 @@ import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome }
 import { errors } from "../../../errors.js";
 import type { LaneContext, LaneSession, TurnInput } from "../../lane.js";
 import { startPty, type PtyProcess, type StopResult } from "../../../supervise/spawn.js";
-import { pauseWithGate } from "../../../transport/ndjson-writer.js";
+import { pauseWithGate } from "../../../transport/flow-gate.js";
 import { blocksText } from "../../content-text.js";
 import { AnsiStripper } from "../ansi.js";
 import { checkSelectors, type SelectorRules } from "../selector-rules.js";

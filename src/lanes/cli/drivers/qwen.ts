@@ -5,7 +5,7 @@ import { geminiMcpServers } from "../../mcp-servers.js";
 import type { CliAgentSpec } from "../../../../generated/ts/types.js";
 import type { LaneContext } from "../../lane.js";
 import type { SelectorRules } from "../selector-rules.js";
-import type { StreamJsonFlavor } from "../stream-json-session.js";
+import type { StreamJsonFlavor } from "../stream-json-flavor.js";
 
 /** `--approval-mode` choices of Qwen Code 0.15.10 (the pinned test peer). */
 export const QWEN_MODES = ["plan", "default", "auto-edit", "yolo"] as const;

@@ -8,7 +8,8 @@ import type { RpcAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
 import { SharedChannel, SharedProcess, laneShareKey, shareSetupOf, startSharedProcess } from "../shared-process.js";
-import { CODEX_MODE_HINT, CODEX_NAME, CodexLaneSession, codexInitialize } from "./codex-session.js";
+import { CodexLaneSession } from "./codex-session.js";
+import { CODEX_MODE_HINT, CODEX_NAME, codexInitialize } from "./initialize.js";
 
 export function codexShareKey(s: ShareSetup): string {
   return laneShareKey(s, { dialect: (s.spec as RpcAgentSpec).dialect });
@@ -21,7 +22,7 @@ function threadOf(_method: string, params: unknown): string | null {
   return typeof p?.thread?.id === "string" ? p.thread.id : null;
 }
 
-export class CodexConnection extends SharedProcess {
+export class SharedCodexProcess extends SharedProcess {
   constructor(ctx: LaneContext, proc: PipeProcess) {
     super(ctx, proc, {
       name: `shared ${CODEX_NAME}`,
@@ -36,14 +37,14 @@ export class CodexConnection extends SharedProcess {
   }
 }
 
-export function startCodexConnection(s: ShareSetup): Promise<CodexConnection> {
-  return startSharedProcess(s, (ctx, proc) => new CodexConnection(ctx, proc), (c) => codexInitialize(c.agent, s));
+export function startSharedCodexProcess(s: ShareSetup): Promise<SharedCodexProcess> {
+  return startSharedProcess(s, (ctx, proc) => new SharedCodexProcess(ctx, proc), (c) => codexInitialize(c.agent, s));
 }
 
 /** A session whose thread runs on a shared app-server: a live one with room, else a fresh one. */
 export async function openSharedCodexSession(ctx: LaneContext<RpcAgentSpec>): Promise<CodexLaneSession> {
   const s = shareSetupOf(ctx);
-  const lease = await s.pool.acquire(codexShareKey(s), ctx.spec.share ?? {}, () => startCodexConnection(s));
+  const lease = await s.pool.acquire(codexShareKey(s), ctx.spec.share ?? {}, () => startSharedCodexProcess(s));
   const session = new CodexLaneSession(
     ctx,
     (h) => new SharedChannel(lease.proc, lease, h, ctx, (threadId) => ({ method: "thread/unsubscribe", params: { threadId } })),

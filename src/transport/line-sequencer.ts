@@ -1,4 +1,4 @@
-// Keeps a big line's copies from piling up. A line of many MiB passes through copies —
+// LineSequencer keeps a big line's copies from piling up. A line of many MiB passes through copies —
 // its bytes (LineReader's staging buffer), its text, the parsed value — each garbage once
 // the next exists, but V8 collects them when it gets round to it. Such a line is decoded
 // at once (its bytes can go), then parsed, then delivered, each step on a fresh stack after

@@ -5,7 +5,8 @@ import type { AcpAgentSpec } from "../../../generated/ts/types.js";
 import type { PipeProcess } from "../../supervise/spawn.js";
 import type { LaneContext, ShareSetup } from "../lane.js";
 import { SharedChannel, SharedProcess, laneShareKey, shareSetupOf, startSharedProcess } from "../shared-process.js";
-import { ACP_MODE_HINT, AcpLaneSession, acpInitialize, type AcpInit } from "./acp-session.js";
+import { AcpLaneSession } from "./acp-session.js";
+import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
 
 /** The sharing key of an ACP spec: the process's launch, plus what `initialize` tells the agent. */
 export function acpShareKey(s: ShareSetup): string {
@@ -13,7 +14,7 @@ export function acpShareKey(s: ShareSetup): string {
   return laneShareKey(s, { clientCapabilities: spec.clientCapabilities ?? null, authMethodId: spec.authMethodId ?? null });
 }
 
-export class AcpConnection extends SharedProcess {
+export class SharedAcpProcess extends SharedProcess {
   init!: AcpInit;
 
   constructor(ctx: LaneContext, proc: PipeProcess) {
@@ -41,14 +42,14 @@ export class AcpConnection extends SharedProcess {
   }
 }
 
-export function startAcpConnection(s: ShareSetup): Promise<AcpConnection> {
-  return startSharedProcess(s, (ctx, proc) => new AcpConnection(ctx, proc), (c) => c.handshake());
+export function startSharedAcpProcess(s: ShareSetup): Promise<SharedAcpProcess> {
+  return startSharedProcess(s, (ctx, proc) => new SharedAcpProcess(ctx, proc), (c) => c.handshake());
 }
 
 /** A session on a shared process: a live one with room, else a fresh one (§13). */
 export async function openSharedAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
   const s = shareSetupOf(ctx);
-  const lease = await s.pool.acquire(acpShareKey(s), ctx.spec.share ?? {}, () => startAcpConnection(s));
+  const lease = await s.pool.acquire(acpShareKey(s), ctx.spec.share ?? {}, () => startSharedAcpProcess(s));
   const conn = lease.proc;
   const session = new AcpLaneSession(
     ctx,

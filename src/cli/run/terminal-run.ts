@@ -1,0 +1,346 @@
+// `a4aa run` on a terminal: one turn, or an interactive session (prompts, slash commands,
+// permission questions answered by key, cancel with Ctrl-C).
+import { createInterface } from "node:readline";
+import type { PermissionRequest, PermissionResponse } from "../../../clients/ts/index.js";
+import { ERROR_CODES, type ErrorCodeInfo } from "../../../generated/ts/errors.js";
+import { AttachError, attachment, describeAttachment } from "./attachments.js";
+import { EXIT, exitFor } from "./exit-codes.js";
+import { failClosed } from "./fail-closed.js";
+import { describeError } from "./hints.js";
+import { KeyInput, optionKeys } from "./keys.js";
+import type { RunOptions } from "./options.js";
+import { Renderer } from "./renderer.js";
+import { PlainScreen, TtyScreen, type Screen } from "./screen.js";
+import { RunSession, offered } from "./session.js";
+import { colors, wantColor } from "./style.js";
+
+type TurnEnd = "done" | "cancelled" | "error" | "fatal" | "quit";
+
+export class TerminalRun {
+  private readonly screen: Screen;
+  private readonly r: Renderer;
+  private readonly keys: KeyInput | undefined;
+  private readonly session: RunSession;
+  private readonly history: string[] = [];
+  private typedAhead = "";
+  private queued: string[] = [];
+  private turnModel: string | undefined;
+  private replaying = false;
+  private inTurn = false;
+  private sigints = 0;
+  private turnCancel: (() => void) | undefined;
+  /** Content for the next prompt: --attach, then /attach. */
+  private pending: RunOptions["attachments"];
+
+  constructor(private readonly o: RunOptions) {
+    this.pending = [...o.attachments];
+    const out = process.stdout;
+    this.screen = out.isTTY ? new TtyScreen(out) : new PlainScreen(out);
+    this.r = new Renderer(this.screen, colors(wantColor(out, process.env, o.noColor)));
+    this.keys = process.stdin.isTTY ? new KeyInput(process.stdin) : undefined;
+    const refuse = failClosed(o, (t) => {
+      this.screen.flush();
+      process.stderr.write(t);
+    });
+    this.session = new RunSession({
+      onEvent: (sid, e) => {
+        if (sid === this.session.sessionId && !this.replaying) this.r.event(e);
+      },
+      onPermission: (req) => (this.keys?.active ? this.ask(req) : refuse(req)),
+      onSidecarLog: (t) => (this.screen.live ? this.r.note(t.trimEnd()) : process.stderr.write(t)),
+    });
+  }
+
+  async run(prompt: string, attachmentsOnly = false): Promise<number> {
+    // Without raw mode (stdin not a terminal) Ctrl-C arrives as SIGINT.
+    const onSigint = () => {
+      this.sigints++;
+      if (this.inTurn && this.sigints === 1) return this.interrupt();
+      if (this.turnCancel) return this.turnCancel();
+      // Opening, or between turns: the sidecar ends every agent on our stdin's EOF.
+      process.exit(EXIT.cancelled);
+    };
+    process.on("SIGINT", onSigint);
+    let code: number;
+    try {
+      code = prompt || attachmentsOnly ? await this.oneShot(prompt) : await this.interactive();
+    } finally {
+      process.off("SIGINT", onSigint);
+    }
+    this.screen.pause();
+    const status = await this.session.end();
+    if (status.code !== 0 && status.signal !== "SIGINT") {
+      process.stderr.write(`a4aa run: the sidecar exited ${status.code ?? status.signal} (some agent process may not have been cleaned up)\n`);
+      if (code === EXIT.ok) code = EXIT.error;
+    }
+    if (this.screen instanceof TtyScreen) this.screen.close();
+    return code;
+  }
+
+  private async open(): Promise<boolean> {
+    try {
+      await this.session.openSession(this.o, (open) => {
+        this.r.opened(open, this.o.label);
+        if (this.o.resume) this.r.note("the conversation so far:");
+      });
+      await new Promise((r) => setImmediate(r));
+      this.r.endStream();
+      return true;
+    } catch (e) {
+      // Before protocol 1.2 the sidecar knows no catalog: `agent` is an unknown field there.
+      const noCatalog = "agent" in this.o.target && describeError(e).code === "invalid_params" && /"spec"|agent/.test(String((e as Error).message));
+      this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : undefined);
+      this.screen.pause();
+      process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      return false;
+    }
+  }
+
+  private async oneShot(prompt: string): Promise<number> {
+    if (!(await this.open())) return EXIT.error;
+    const end = await this.turn(prompt);
+    return end === "done" ? this.lastExit : end === "cancelled" || end === "quit" ? EXIT.cancelled : EXIT.error;
+  }
+
+  private lastExit: number = EXIT.ok;
+  private interactiveMode = false;
+
+  private async interactive(): Promise<number> {
+    this.interactiveMode = true;
+    if (!(await this.open())) return EXIT.error;
+    this.r.note("Type a prompt and press Enter. Ctrl-C cancels a turn; Ctrl-D or /exit ends the session; /help lists the commands.");
+    let interrupted = false;
+    for (;;) {
+      this.screen.pause();
+      const got = await this.readLine();
+      if (got === "eof") {
+        process.stdout.write("\n");
+        break;
+      }
+      if (got === "interrupt") {
+        if (interrupted) break;
+        interrupted = true;
+        this.r.note("(press Ctrl-C again, or Ctrl-D, to end the session)");
+        continue;
+      }
+      interrupted = false;
+      const line = got.trim();
+      if (!line) continue;
+      if (line.startsWith("/")) {
+        const c = await this.command(line);
+        if (c === "exit") break;
+        if (c === "ok") continue;
+      }
+      let end = await this.turn(line);
+      while (end !== "quit" && end !== "fatal" && this.queued.length) end = await this.turn(this.queued.shift()!);
+      if (end === "quit") return EXIT.cancelled;
+      if (end === "fatal") return EXIT.error;
+    }
+    this.goodbye();
+    return EXIT.ok;
+  }
+
+  private goodbye(): void {
+    const open = this.session.open;
+    const native = this.r.nativeSessionId;
+    const how = "agent" in this.o.target ? ` --agent ${this.o.target.agent.id}` : this.o.label === "example agent" ? "" : " --spec …";
+    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${how} --resume ${native}`);
+    else this.r.note("session ended");
+    this.screen.flush();
+  }
+
+  private readLine(): Promise<string | "eof" | "interrupt"> {
+    return new Promise((resolve) => {
+      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...this.history], historySize: 200, removeHistoryDuplicates: true });
+      let settled = false;
+      const settle = (v: string | "eof" | "interrupt") => {
+        if (settled) return;
+        settled = true;
+        rl.close();
+        resolve(v);
+      };
+      rl.on("line", (l) => {
+        if (l.trim()) this.history.unshift(l);
+        settle(l);
+      });
+      rl.on("SIGINT", () => {
+        process.stdout.write("\n");
+        settle("interrupt");
+      });
+      rl.on("close", () => settle("eof"));
+      rl.setPrompt(this.r.c.cyan("› "));
+      rl.prompt();
+      if (this.typedAhead) rl.write(this.typedAhead);
+      this.typedAhead = "";
+    });
+  }
+
+  private interrupt(): void {
+    this.r.note("cancelling the turn… (Ctrl-C again ends the session)");
+    void this.session.cancel();
+  }
+
+  private async turn(text: string): Promise<TurnEnd> {
+    this.inTurn = true;
+    this.sigints = 0;
+    let interrupts = 0;
+    let quit: () => void = () => undefined;
+    const quitting = new Promise<"quit">((resolve) => (quit = () => resolve("quit")));
+    this.turnCancel = () => quit();
+    this.r.turnStarted();
+    const content = this.pending.splice(0);
+    if (content.length) this.r.note(`attached: ${content.map((a) => a.label).join(", ")}`);
+    const p = this.session.prompt(text, this.turnModel, content.map((a) => a.block));
+    p.catch(() => undefined);
+    this.keys?.start(
+      {
+        onInterrupt: () => {
+          if (++interrupts === 1) this.interrupt();
+          else quit();
+        },
+        onTypeahead: (t) => this.r.setFooter(t),
+        onSubmit: (line) => {
+          if (line === "/cancel") {
+            interrupts = Math.max(interrupts, 1);
+            this.interrupt();
+          } else if (line === "/exit" || line === "/quit") {
+            void this.session.cancel();
+            quit();
+          } else {
+            this.queued.push(line);
+            this.r.note(`queued for after this turn: ${line}`);
+          }
+        },
+      },
+      this.typedAhead,
+    );
+    try {
+      const outcome = await Promise.race([p, quitting]);
+      if (outcome === "quit") {
+        this.r.turnEnded({ stopReason: "cancelled" }, "(ending the session)");
+        return "quit";
+      }
+      this.r.turnEnded(outcome);
+      this.lastExit = exitFor(outcome);
+      return outcome.stopReason === "cancelled" ? "cancelled" : "done";
+    } catch (e) {
+      this.r.failed(e, "the turn");
+      const code = describeError(e).code;
+      // A one-shot run's error also goes to stderr (the exit status's reason, for scripts).
+      if (!this.interactiveMode) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      return (ERROR_CODES as Partial<Record<string, ErrorCodeInfo>>)[code]?.endsSession ? "fatal" : "error";
+    } finally {
+      this.typedAhead = this.keys?.stop() ?? "";
+      this.inTurn = false;
+      this.turnCancel = undefined;
+    }
+  }
+
+  private async ask(req: PermissionRequest): Promise<PermissionResponse> {
+    const keys = optionKeys(req.options);
+    this.r.askPermission(req, keys);
+    const a = await this.keys!.ask(keys);
+    if (typeof a === "number") {
+      this.r.permissionAnswered(req, req.options[a].name, "you");
+      return { selected: req.options[a].optionId };
+    }
+    this.r.permissionAnswered(req, "cancelled", a === "interrupt" ? "Ctrl-C" : "Esc");
+    return { cancelled: true };
+  }
+
+  /** Runs one of our `/` commands; "prompt" when it is none of them (the agent's own, e.g. Claude's). */
+  private async command(line: string): Promise<"exit" | "ok" | "prompt"> {
+    const [name, ...rest] = line.split(/\s+/);
+    const arg = rest.join(" ");
+    const open = this.session.open!;
+    switch (name) {
+      case "/exit":
+      case "/quit":
+        return "exit";
+      case "/help":
+        this.r.note(
+          [
+            "/attach FILE  send FILE (an image, or a text file's contents) with the next prompt",
+            "/mode [ID]    show the agent's modes, or switch to ID",
+            "/model [ID]   show the models, or use ID for the next turns",
+            "/cancel       cancel the running turn (type it while the turn runs; Ctrl-C does the same)",
+            "/exit         end the session (also Ctrl-D at the prompt)",
+            "/help         this list",
+            "Any other /command goes to the agent as a prompt.",
+          ].join("\n"),
+        );
+        return "ok";
+      case "/cancel":
+        this.r.note("no turn is running (while one runs, Ctrl-C or /cancel cancels it)");
+        return "ok";
+      case "/attach": {
+        if (!arg) {
+          this.r.note(this.pending.length ? `attached to the next prompt: ${this.pending.map((a) => a.label).join(", ")}` : "usage: /attach FILE (an image or a text file)");
+          return "ok";
+        }
+        try {
+          const block = attachment(arg, process.cwd());
+          const kind = block.type === "image" ? "image" : "resource";
+          if (!open.capabilities.content[kind]) {
+            this.r.note(`${arg} not attached: this agent takes no ${kind === "image" ? "images" : "embedded files"} (capabilities.content)`);
+            return "ok";
+          }
+          this.pending.push({ block, label: describeAttachment(arg, block) });
+          this.r.note(`attached to the next prompt: ${this.pending.map((a) => a.label).join(", ")}`);
+        } catch (e) {
+          if (!(e instanceof AttachError)) throw e;
+          this.r.note(e.message);
+        }
+        return "ok";
+      }
+      case "/model": {
+        const models = offered(open.sessionState, "model");
+        if (!arg) {
+          this.r.note(`model: ${this.turnModel ?? models.current ?? this.o.options.model ?? "the agent's default"}${models.ids.length ? ` (offered: ${models.ids.join(", ")})` : ""}`);
+          return "ok";
+        }
+        if (!open.capabilities.selectors.model) {
+          this.r.note("this agent takes no model selector through a4aa");
+          return "ok";
+        }
+        this.turnModel = arg;
+        this.r.note(`the next turns use model ${arg}`);
+        return "ok";
+      }
+      case "/mode": {
+        const modes = offered(open.sessionState, "mode");
+        if (!arg) {
+          this.r.note(`mode: ${this.r.currentMode ?? this.o.options.mode ?? "the agent's default"}${modes.ids.length ? ` (offered: ${modes.ids.join(", ")})` : ""}`);
+          return "ok";
+        }
+        if (!open.capabilities.selectors.mode) {
+          this.r.note("this agent takes no mode selector through a4aa");
+          return "ok";
+        }
+        const native = this.r.nativeSessionId;
+        if (!open.capabilities.resume || !native) {
+          this.r.note(`this session cannot be continued in another mode; start again with --mode ${arg}`);
+          return "ok";
+        }
+        // The protocol sets the mode at open: continue the agent's own session in the new mode.
+        this.replaying = true;
+        try {
+          await this.session.closeSession();
+          const o = { ...this.o, resume: native, options: { ...this.o.options, mode: arg } };
+          await this.session.openSession(o);
+          await new Promise((r) => setImmediate(r));
+          this.r.currentMode = arg;
+          this.r.note(`mode is now ${arg} (session ${this.session.sessionId}, the same conversation)`);
+        } catch (e) {
+          this.r.failed(e, `switching to mode ${arg}`);
+          if (!this.session.open) return "exit";
+        } finally {
+          this.replaying = false;
+        }
+        return "ok";
+      }
+      default:
+        return "prompt";
+    }
+  }
+}
