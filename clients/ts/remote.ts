@@ -72,7 +72,11 @@ export class RemoteClient extends ClientCore {
 
   static async connect(url: string, opts: RemoteOptions = {}): Promise<RemoteClient> {
     const c = new RemoteClient(url, opts);
-    c.peer = await c.open();
+    try {
+      c.peer = await c.open();
+    } catch (e) {
+      throw A4aaError.peerClosed(false, e instanceof Error ? e.message : String(e));
+    }
     return c;
   }
 
@@ -104,7 +108,14 @@ export class RemoteClient extends ClientCore {
       if (!("error" in m)) this.track(method, params, m.result);
     };
     for (let attempt = 1; ; attempt++) {
-      const peer = await this.link();
+      let peer: JsonRpcPeer;
+      try {
+        peer = await this.link(opts.signal);
+      } catch (e) {
+        // Gave up reconnecting: a request sent before the loss may have acted.
+        if (attempt > 1 && e instanceof A4aaError && e.code === "peer_closed") throw A4aaError.peerClosed(true, this.ended ?? e.message);
+        throw e;
+      }
       try {
         const result = await peer.request(method, params, { ...opts, onAnswer: track });
         // A repeated open answers the first one's session, which this connection is not attached to.
@@ -135,15 +146,27 @@ export class RemoteClient extends ClientCore {
     return peer.request(ATTACH, { sessionId, afterSeq: this.sessions.get(sessionId) ?? 0 });
   }
 
-  /** The live link, waiting for a reconnection under way. */
-  private async link(): Promise<JsonRpcPeer> {
+  /** The live link, waiting for a reconnection under way (or until `signal` aborts). */
+  private async link(signal?: AbortSignal): Promise<JsonRpcPeer> {
     if (this.ended !== null) throw A4aaError.peerClosed(false, this.ended);
-    if (this.reconnecting) return this.reconnecting;
-    return this.peer!;
+    if (!this.reconnecting) return this.peer!;
+    const reconnected = this.reconnecting.catch((e: Error) => {
+      throw A4aaError.peerClosed(false, this.ended ?? e.message);
+    });
+    if (!signal) return reconnected;
+    signal.throwIfAborted();
+    let onAbort!: () => void;
+    const aborted = new Promise<never>((_, reject) => signal.addEventListener("abort", (onAbort = () => reject(signal.reason)), { once: true }));
+    try {
+      return await Promise.race([reconnected, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   /** One connection attempt: resolves once the upgrade succeeded, with its JSON-RPC peer. */
   private open(): Promise<JsonRpcPeer> {
+    // Rejects with Refused (401/403: retrying cannot help) or an Error saying why.
     const headers: Record<string, string> = { ...this.opts.headers };
     if (this.opts.token !== undefined) headers.Authorization = `Bearer ${this.opts.token}`;
     const ws = new WebSocket(this.url, {
@@ -170,9 +193,7 @@ export class RemoteClient extends ClientCore {
         ws.on("error", () => undefined); // the close that follows is what counts
         resolve(this.adopt(ws));
       });
-    }).catch((e: Error) => {
-      throw A4aaError.peerClosed(false, e.message);
-    }) as Promise<JsonRpcPeer>;
+    });
   }
 
   /** Wires an open WebSocket to a new JSON-RPC peer. */
@@ -260,7 +281,7 @@ export class RemoteClient extends ClientCore {
         return peer;
       } catch (e) {
         last = e instanceof Error ? e.message : String(e);
-        if (e instanceof A4aaError && /HTTP 40[13]/.test(last)) throw new Error(`${last} (while reconnecting)`);
+        if (e instanceof Refused) throw new Error(`${last} (while reconnecting)`);
       }
     }
     throw new Error(`lost the connection to ${this.url} (${why}) and could not reconnect in ${maxAttempts} attempts / ${maxTimeMs} ms: ${last}`);

@@ -158,3 +158,29 @@ test("R-REMOTE-10: a wrong or missing token fails connect with a clear error and
   await assert.rejects(c.ping(), (e) => e instanceof A4aaError && e.code === "peer_closed");
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
 });
+
+test("R-REMOTE-10: reconnecting is bounded: with the sidecar unreachable the client gives up after its attempts, failing what is pending peer_closed and ending the streams", async () => {
+  const s = start(["--listen", "ws://127.0.0.1:0", "--auth-token-file", tokens]);
+  const proxy = await proxyTo(await s.url());
+  const { c, logs } = await remote(proxy.url, { reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 50 } });
+  try {
+    const { sessionId } = await c.sessionOpen({ spec: fakeAgentSpec(marker()), cwd });
+    const turn = c.prompt(sessionId, "slow:200");
+    turn.catch(() => undefined);
+    const events = c.events(sessionId);
+    for (let e = await events.next(); e && !isChunk(e); e = await events.next());
+    const t0 = Date.now();
+    await proxy.close(); // cuts, and refuses every new connection
+    const err = await rejection(turn);
+    assert.equal(err.code, "peer_closed");
+    assert.match(err.message, /could not reconnect in 3 attempts/);
+    assert.equal(err.uncertainEffect, true, "the prompt had been sent");
+    assert.ok(Date.now() - t0 < 5000, `gave up within the bound (${Date.now() - t0} ms)`);
+    while ((await events.next()) !== undefined);
+    await assert.rejects(c.ping(), (e) => e instanceof A4aaError && e.code === "peer_closed" && !e.uncertainEffect);
+    assert.ok(logs.some((l) => /reconnecting/.test(l)));
+  } finally {
+    await c.close();
+  }
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+});
