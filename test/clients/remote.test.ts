@@ -184,3 +184,28 @@ test("R-REMOTE-10: reconnecting is bounded: with the sidecar unreachable the cli
   }
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
 });
+
+test("R-REMOTE-10: cut on every chunk the application reads, during catch-up replays too: still each event once, in order, and one turn", async () => {
+  const s = start(["--listen", "ws://127.0.0.1:0", "--auth-token-file", tokens]);
+  const proxy = await proxyTo(await s.url());
+  const { c, logs } = await remote(proxy.url, { reconnect: { maxAttempts: 20, initialDelayMs: 5, maxDelayMs: 40 } });
+  try {
+    const { sessionId } = await c.sessionOpen({ spec: fakeAgentSpec(marker()), cwd });
+    const seen: StreamItem[] = [];
+    let chunks = 0;
+    for await (const item of c.promptStream({ sessionId, text: "slow:30" })) {
+      seen.push(item);
+      if (isChunk(item) && ++chunks >= 2 && chunks <= 20) proxy.cut();
+    }
+    assert.ok(c.reconnects >= 10, `reconnected ${c.reconnects} times (${logs.slice(-3).join(" | ")})`);
+    assert.equal(seen.filter(isChunk).map((e) => e.text).join(""), Array.from({ length: 30 }, (_, i) => `${i + 1} `).join(""));
+    assert.equal(seen.filter((e) => e instanceof TurnEnd).length, 1);
+    const history = await c.sessionHistory({ sessionId });
+    assert.deepEqual(seen.filter((e) => !(e instanceof TurnEnd)), history.events.map((h) => h.event));
+    await c.sessionClose({ sessionId });
+  } finally {
+    await c.close();
+    await proxy.close();
+  }
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+});
