@@ -1,6 +1,6 @@
-// The runtime: spawn `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it (on the package's own
-// NdjsonPeer: the sidecar's framing, limits and ordering), route what it sends. Typed stubs
-// come from generated.ts.
+// The spawned client: run `a4aa serve`, speak NDJSON JSON-RPC 2.0 to it on stdio (on the
+// package's own NdjsonPeer: the sidecar's framing, limits and ordering). The calls, streams and
+// routing are ClientCore's (core.ts); remote.ts is the WebSocket client. Typed stubs: generated.ts.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
