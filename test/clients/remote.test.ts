@@ -6,7 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import { writeFileSync } from "node:fs";
 import { A4aaError, TurnEnd, connect, type AgentEvent, type RemoteClient, type RemoteOptions, type StreamItem } from "../../clients/ts/index.js";
-import { fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
+import { fakeAgentSpec, processesWithMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { remoteSetup } from "../integration/remote/setup.js";
 import { rejection } from "./helpers.js";
@@ -203,6 +203,40 @@ test("R-REMOTE-10: cut on every chunk the application reads, during catch-up rep
     const history = await c.sessionHistory({ sessionId });
     assert.deepEqual(seen.filter((e) => !(e instanceof TurnEnd)), history.events.map((h) => h.event));
     await c.sessionClose({ sessionId });
+  } finally {
+    await c.close();
+    await proxy.close();
+  }
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+});
+
+test("R-REMOTE-10: a session/open in flight at the cut is sent again with its operationId: one agent, the same session, attached to the new connection", async () => {
+  const s = start(["--listen", "ws://127.0.0.1:0", "--auth-token-file", tokens]);
+  const proxy = await proxyTo(await s.url());
+  const { c } = await remote(proxy.url);
+  // The agent takes 800 ms to start (a preload that blocks), so the open is still running at the cut.
+  const slowStart = path.join(dir, "slow-start.cjs");
+  writeFileSync(slowStart, "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 800);\n");
+  const m = marker();
+  const spec = fakeAgentSpec(m);
+  if (spec.lane === "acp") spec.command.args = ["--require", slowStart, ...(spec.command.args ?? [])];
+  try {
+    const open = c.sessionOpen({ spec, cwd, operationId: "my-open-1" });
+    while (processesWithMarker(m).length === 0) await new Promise((r) => setTimeout(r, 10));
+    proxy.cut();
+    const { sessionId } = await open;
+    assert.equal(c.reconnects, 1);
+    assert.equal(processesWithMarker(m).length, 1, "one agent: the open ran once");
+    assert.deepEqual([...c.knownSessions().keys()], [sessionId]);
+    const listed = (await c.sessionsList()).sessions.find((x) => x.sessionId === sessionId);
+    assert.equal(listed?.attached, 1, "the new connection is attached");
+    assert.equal((await c.prompt(sessionId, "text:hello", { operationId: "my-turn-1" })).text, "hello");
+    // The same operationId again: the first result, no second turn.
+    assert.equal((await c.prompt(sessionId, "text:hello", { operationId: "my-turn-1" })).text, "hello");
+    const history = await c.sessionHistory({ sessionId });
+    assert.equal(history.events.filter((h) => h.event.type === "messageChunk").length, 1);
+    await c.sessionClose({ sessionId });
+    assert.deepEqual(await waitNoProcesses(m), []);
   } finally {
     await c.close();
     await proxy.close();
