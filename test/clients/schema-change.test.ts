@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,10 +13,11 @@ import { pythonEmitter } from "../../codegen/emitters/python.js";
 import { tsClientEmitter } from "../../codegen/emitters/ts-client.js";
 import { tsTypesEmitter } from "../../codegen/emitters/ts-types.js";
 import { errorsEmitter } from "../../codegen/emitters/errors.js";
+import { limitsEmitter } from "../../codegen/emitters/limits.js";
 import type { GeneratedFile } from "../../codegen/emitter.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter, errorsEmitter];
+const EMITTERS = [goEmitter, pythonEmitter, tsTypesEmitter, tsClientEmitter, errorsEmitter, limitsEmitter];
 
 /** The schema with TurnOutcome.stopReason renamed to finishReason. */
 function renamedSchema(): string {
@@ -81,6 +82,8 @@ function layout(dir: string, files: Map<string, string>): void {
   writeFileSync(path.join(dir, "host_snippet.ts"), TS_HOST);
   // ESM, as in the repository (the TS client uses import.meta).
   writeFileSync(path.join(dir, "package.json"), '{ "type": "module" }\n');
+  // The TS client's own dependencies (ws for remote hosts) resolve as in the repository.
+  symlinkSync(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"));
 }
 
 interface Checks {
