@@ -5,14 +5,9 @@ import { after } from "node:test";
 import WebSocket from "ws";
 import { CLI, killMarked, newMarker } from "../../helpers/sidecar.js";
 
-export interface RpcMsg {
-  jsonrpc?: string;
-  id?: unknown;
-  method?: string;
-  params?: any;
-  result?: any;
-  error?: { code: number; message: string; data?: any };
-}
+import type { RpcMessage } from "../../helpers/host.js";
+
+export type RpcMsg = RpcMessage;
 
 export class ListeningSidecar {
   readonly proc: ChildProcessWithoutNullStreams;
