@@ -207,7 +207,9 @@ export function runServer(opts: ServerOptions): Promise<number> {
       );
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`drain timeout of ${ms} ms reached`), ms)));
-      void Promise.race([facts.noTurns().then(() => "drained: no turn in flight"), timedOut]).then((why) => {
+      // The last turn's answer is written in the microtasks after it ended: let it go out first.
+      const noTurns = facts.noTurns().then(() => new Promise<string>((resolve) => setImmediate(() => resolve("drained: no turn in flight"))));
+      void Promise.race([noTurns, timedOut]).then((why) => {
         clearTimeout(timer);
         void shutdown(`${sig}, ${why}`);
       });
