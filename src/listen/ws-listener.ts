@@ -207,6 +207,8 @@ export class WsListener implements Listener {
     if (!server) return;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
+      // Idle keep-alive HTTP connections (/healthz, /metrics scrapers) would hold close() up.
+      server.closeIdleConnections?.();
       // Links that do not finish their closing handshake promptly are cut.
       setTimeout(() => {
         for (const ws of this.links) ws.terminate();

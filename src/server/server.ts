@@ -165,9 +165,11 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   return new Promise<number>((resolve, reject) => {
     let shuttingDown = false;
+    let drainTimer: NodeJS.Timeout | undefined;
     shutdown = async (why: string) => {
       if (shuttingDown) return;
       shuttingDown = true;
+      clearTimeout(drainTimer);
       logger.info(`shutting down: ${why}`);
       for (const s of signals) process.off(s, onSignal);
       await Promise.allSettled(listeners.map((l) => l.close()));
@@ -205,12 +207,10 @@ export function runServer(opts: ServerOptions): Promise<number> {
       logger.warn(
         `${sig}: draining — no new sessions; ${running} turn(s) in flight may finish within ${ms} ms, then every session closes (send ${sig} again to close now)`,
       );
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`drain timeout of ${ms} ms reached`), ms)));
+      const timedOut = new Promise<string>((resolve) => (drainTimer = setTimeout(() => resolve(`drain timeout of ${ms} ms reached`), ms)));
       // The last turn's answer is written in the microtasks after it ended: let it go out first.
       const noTurns = facts.noTurns().then(() => new Promise<string>((resolve) => setImmediate(() => resolve("drained: no turn in flight"))));
       void Promise.race([noTurns, timedOut]).then((why) => {
-        clearTimeout(timer);
         void shutdown(`${sig}, ${why}`);
       });
     };
