@@ -216,6 +216,15 @@ const DefaultServeLimitsMaxAgentProcesses = 256
 // MinServeLimitsMaxAgentProcesses is the minimum of ServeLimits.maxAgentProcesses.
 const MinServeLimitsMaxAgentProcesses = 1
 
+// MinServeLimitsMaxSessions is the minimum of ServeLimits.maxSessions.
+const MinServeLimitsMaxSessions = 1
+
+// DefaultServeLimitsDrainTimeoutMs is the default of ServeLimits.drainTimeoutMs.
+const DefaultServeLimitsDrainTimeoutMs = 30000
+
+// MinServeLimitsDrainTimeoutMs is the minimum of ServeLimits.drainTimeoutMs.
+const MinServeLimitsDrainTimeoutMs = 1
+
 // MinAttachResultLastSeq is the minimum of AttachResult.lastSeq.
 const MinAttachResultLastSeq = 0
 

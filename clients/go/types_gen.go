@@ -6661,6 +6661,15 @@ type ServeLimits struct {
 	// — each counted from its start until its stop ladder ended it.
 	MaxAgentProcesses *int64 `json:"maxAgentProcesses,omitempty"`
 
+	// (1.3, R-REMOTE-9) `--max-sessions N`: sessions the sidecar holds at once; a `session/open`
+	// beyond it is refused `at_capacity` and a listener's `GET /readyz` answers 503 while it is
+	// reached. Unbounded when not set.
+	MaxSessions *int64 `json:"maxSessions,omitempty"`
+
+	// (1.3, R-REMOTE-9) `--drain-timeout MS`: after SIGTERM a listening sidecar refuses opens
+	// (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
+	DrainTimeoutMs *int64 `json:"drainTimeoutMs,omitempty"`
+
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -6681,7 +6690,17 @@ func decodeServeLimitsFields(m map[string]json.RawMessage) (ServeLimits, error) 
 			return v, fieldError("ServeLimits", "maxAgentProcesses", err)
 		}
 	}
-	v.Extra = extraFields(m, "maxAgentProcesses")
+	if raw, ok := m["maxSessions"]; ok {
+		if v.MaxSessions, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("ServeLimits", "maxSessions", err)
+		}
+	}
+	if raw, ok := m["drainTimeoutMs"]; ok {
+		if v.DrainTimeoutMs, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("ServeLimits", "drainTimeoutMs", err)
+		}
+	}
+	v.Extra = extraFields(m, "maxAgentProcesses", "maxSessions", "drainTimeoutMs")
 	return v, nil
 }
 
@@ -6700,6 +6719,12 @@ func (v ServeLimits) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	if v.MaxAgentProcesses != nil {
 		w.field("maxAgentProcesses", v.MaxAgentProcesses)
+	}
+	if v.MaxSessions != nil {
+		w.field("maxSessions", v.MaxSessions)
+	}
+	if v.DrainTimeoutMs != nil {
+		w.field("drainTimeoutMs", v.DrainTimeoutMs)
 	}
 	w.extra(v.Extra)
 	return w.bytes()

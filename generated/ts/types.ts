@@ -1084,6 +1084,14 @@ export interface ServeLimits {
    * `--max-agent-processes N`: process trees the sidecar runs for agents at once — own and shared agent processes (`agents/prewarm` included, all or nothing), CLI turns, PTY sessions, terminals — each counted from its start until its stop ladder ended it.
    */
   maxAgentProcesses?: number;
+  /**
+   * (1.3, R-REMOTE-9) `--max-sessions N`: sessions the sidecar holds at once; a `session/open` beyond it is refused `at_capacity` and a listener's `GET /readyz` answers 503 while it is reached. Unbounded when not set.
+   */
+  maxSessions?: number;
+  /**
+   * (1.3, R-REMOTE-9) `--drain-timeout MS`: after SIGTERM a listening sidecar refuses opens (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
+   */
+  drainTimeoutMs?: number;
 }
 /**
  * Result of `session/attach` (1.3). `lastSeq` is the newest `seq` of the session; the journaled events after the request's `afterSeq` follow this answer, in order and before any live event.

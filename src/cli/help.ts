@@ -25,10 +25,10 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--handshake-timeout MS] [--max-agent-processes N] [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--handshake-timeout MS] [--max-agent-processes N] [--max-sessions N] [--log-level LEVEL] [--registry FILE]... [--record DIR]
                   [--listen ADDR]... [--stdio] [--auth-token-file FILE] [--allow-origin ORIGIN]...
                   [--tls-cert FILE --tls-key FILE] [--detach-ttl MS] [--max-outbound BYTES]
-                  [--ping-interval MS] [--pong-timeout MS]
+                  [--ping-interval MS] [--pong-timeout MS] [--metrics-public] [--drain-timeout MS]
 
 Runs the sidecar. It reads JSON-RPC 2.0 requests, one per line, on stdin and writes
 responses and notifications, one per line, on stdout. Logs go to stderr only.
@@ -49,6 +49,8 @@ Options:
   --max-agent-processes N   how many agent process trees (agents, shared and prewarmed ones,
                             CLI turns, terminals) may run at once; beyond it opens, terminals
                             and agents/prewarm fail at_capacity, retryable (default 256)
+  --max-sessions N          how many sessions may be held at once; beyond it session/open
+                            fails at_capacity, retryable, and /readyz answers 503 (no default)
   --log-level LEVEL         error, warn (default), info or debug
   --registry FILE           add the agents of an ACP registry document (registry.json
                             format) to the catalog; repeatable. A malformed file stops serve,
@@ -68,5 +70,10 @@ Options:
   --max-outbound BYTES      close a connection this far behind for over 1 s (1013
                             slow_consumer; default 16777216); its sessions detach
   --ping-interval MS, --pong-timeout MS   WebSocket heartbeat (default 15000, 30000)
+  --metrics-public          ws/wss listeners answer GET /metrics without the bearer token
+                            (/healthz and /readyz never need one)
+  --drain-timeout MS        on SIGTERM a listening sidecar drains: /readyz 503, opens fail
+                            draining, turns in flight may finish for MS (default 30000),
+                            then every session closes; a second signal closes at once
   --help                    print this help
 `;

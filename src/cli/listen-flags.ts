@@ -1,6 +1,6 @@
 // `a4aa serve` flags of §15: --listen (repeatable), --stdio, --auth-token-file,
 // --allow-origin, --tls-cert/--tls-key, --detach-ttl, --max-outbound, --ping-interval,
-// --pong-timeout. A configuration that would expose sessions without authentication is
+// --pong-timeout, --metrics-public, --drain-timeout (R-REMOTE-8, -9). A configuration that would expose sessions without authentication is
 // refused (R-REMOTE-2): exit 2, saying why.
 import { UsageError, flagValue, type FlagSpec, type ParsedArgs } from "./args.js";
 import type { Logger } from "../log.js";
@@ -10,6 +10,8 @@ import { loadTokenFile, type TokenFile } from "../listen/auth.js";
 import { DEFAULT_MAX_OUTBOUND_BYTES } from "../listen/outbound.js";
 import { UnixListener } from "../listen/unix-listener.js";
 import { WsListener } from "../listen/ws-listener.js";
+import type { Facts } from "../telemetry/facts.js";
+import { PrometheusExporter } from "../telemetry/prometheus.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../transport/line-reader.js";
 import { accessSync, constants } from "node:fs";
 
@@ -24,6 +26,8 @@ export const remoteFlagSpecs: Record<string, FlagSpec> = {
   "max-outbound": { value: true },
   "ping-interval": { value: true },
   "pong-timeout": { value: true },
+  "metrics-public": {},
+  "drain-timeout": { value: true },
 };
 
 export interface RemoteSetup {
@@ -31,13 +35,20 @@ export interface RemoteSetup {
   stdio: boolean;
   listeners: Listener[];
   detachTtlMs?: number;
+  /** `--drain-timeout` (R-REMOTE-9). */
+  drainTimeoutMs?: number;
   /** Says on stderr where the listeners listen (the port actually bound for port 0). */
   announce(): void;
 }
 
 const HELP = "a4aa serve --help";
 
-export function remoteListeners(flags: ParsedArgs["flags"], logger: Logger, ms: (name: string) => number | undefined): RemoteSetup {
+export function remoteListeners(
+  flags: ParsedArgs["flags"],
+  logger: Logger,
+  ms: (name: string) => number | undefined,
+  facts: Facts,
+): RemoteSetup {
   const values = (name: string): string[] => {
     const v = flags[name];
     return v === undefined || v === true ? [] : Array.isArray(v) ? v : [v];
@@ -53,7 +64,7 @@ export function remoteListeners(flags: ParsedArgs["flags"], logger: Logger, ms: 
   const only = (name: string) => {
     if (!addrs.length && flags[name] !== undefined) throw new UsageError(`--${name} only applies with --listen`, HELP);
   };
-  ["stdio", "auth-token-file", "allow-origin", "tls-cert", "tls-key", "max-outbound", "ping-interval", "pong-timeout"].forEach(only);
+  ["stdio", "auth-token-file", "allow-origin", "tls-cert", "tls-key", "max-outbound", "ping-interval", "pong-timeout", "metrics-public", "drain-timeout"].forEach(only);
   if (!addrs.length) return { stdio: true, listeners: [], detachTtlMs, announce: () => undefined };
 
   const tokenFile = flagValue(flags, "auth-token-file");
@@ -90,6 +101,11 @@ export function remoteListeners(flags: ParsedArgs["flags"], logger: Logger, ms: 
   const pingIntervalMs = ms("ping-interval");
   const pongTimeoutMs = ms("pong-timeout");
   const allowOrigins = values("allow-origin");
+  const drainTimeoutMs = ms("drain-timeout");
+  // R-REMOTE-8: one exporter for every ws/wss listener's /metrics.
+  const fleet = addrs.some((a) => a.kind !== "unix")
+    ? { facts, metrics: new PrometheusExporter(facts), metricsPublic: flags["metrics-public"] === true }
+    : undefined;
   const listeners = addrs.map((a): Listener =>
     a.kind === "unix"
       ? new UnixListener({ path: a.path, text: a.text, logger, maxOutboundBytes })
@@ -103,12 +119,14 @@ export function remoteListeners(flags: ParsedArgs["flags"], logger: Logger, ms: 
           maxOutboundBytes,
           pingIntervalMs,
           pongTimeoutMs,
+          fleet,
         }),
   );
   return {
     stdio: flags.stdio === true,
     listeners,
     detachTtlMs,
+    drainTimeoutMs,
     announce() {
       for (const l of listeners) {
         const where = l instanceof WsListener && l.port !== undefined ? l.address.replace(/:\d+(?=\/|$)/, `:${l.port}`) : l.address;

@@ -16,6 +16,8 @@ import { setMaxAgentProcesses } from "../supervise/capacity.js";
 import { sweepLeftovers } from "../supervise/temp-files.js";
 import { enableReclaim } from "../transport/reclaim.js";
 import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
+import { Facts } from "../telemetry/facts.js";
+import { agentProcessesInUse } from "../supervise/capacity.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -28,6 +30,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "cancel-grace": { value: true },
       "handshake-timeout": { value: true },
       "max-agent-processes": { value: true },
+      "max-sessions": { value: true },
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
@@ -61,6 +64,15 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     }
     setMaxAgentProcesses(n);
   }
+  let maxSessions: number | undefined;
+  if (flags["max-sessions"] !== undefined) {
+    maxSessions = Number(flags["max-sessions"]);
+    if (!Number.isInteger(maxSessions) || maxSessions < 1) {
+      throw new UsageError(`--max-sessions must be a positive whole number, not ${JSON.stringify(flags["max-sessions"])}`, "a4aa serve --help");
+    }
+  }
+  // R-REMOTE-8: the one registry of facts the server and the sessions report into.
+  const facts = new Facts({ agentProcesses: agentProcessesInUse });
   const logger = createLogger(level, undefined, secrets.redact);
   // Temporary folders of sidecars that died without cleaning up (their guard killed too).
   const swept = sweepLeftovers();
@@ -69,7 +81,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // multiple of the frame (measured in bench/README.md). The sidecar's own choice, never the client's.
   enableReclaim();
   // §15: --listen and its companions; a refused configuration is a UsageError (exit 2).
-  const remote = remoteListeners(flags, logger, ms);
+  const remote = remoteListeners(flags, logger, ms, facts);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -90,6 +102,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     logger,
     version,
     signals: ["SIGTERM", "SIGINT"],
+    drainTimeoutMs: remote.drainTimeoutMs,
+    facts,
     // The host went away and closing overran its deadline: the exit hook of src/supervise
     // SIGKILLs every agent group still running, the guard ends what left them.
     abandon: (code) => process.exit(code),
@@ -99,6 +113,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       new SessionManager({
         gate,
         detachTtlMs: remote.detachTtlMs,
+        maxSessions,
+        facts,
         logger,
         version,
         hostEnv: process.env,

@@ -1,6 +1,7 @@
 // A ws:// or wss:// listener (R-REMOTE-1, -2, -7): the upgrade is checked (path, Origin,
 // bearer token) before anything reaches JSON-RPC; one text frame is one JSON-RPC message or
-// batch; pings keep a silent peer from holding its sessions.
+// batch; pings keep a silent peer from holding its sessions. Plain HTTP requests get the
+// fleet endpoints (R-REMOTE-8): /healthz, /readyz, /metrics; every other path is 404.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -9,6 +10,7 @@ import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Logger } from "../log.js";
+import type { Facts } from "../telemetry/facts.js";
 import type { AcceptedLink, Listener } from "../server/server.js";
 import type { ListenAddress } from "./address.js";
 import { bearerToken, type TokenFile } from "./auth.js";
@@ -31,6 +33,16 @@ export interface WsListenerOptions {
   maxOutboundBytes: number;
   pingIntervalMs?: number;
   pongTimeoutMs?: number;
+  /** R-REMOTE-8: what /readyz and /metrics read; without it both are 404. */
+  fleet?: FleetEndpoints;
+}
+
+export interface FleetEndpoints {
+  facts: Facts;
+  /** The exporter behind /metrics (Prometheus text format). */
+  metrics: { readonly contentType: string; metrics(): Promise<string> };
+  /** `--metrics-public`: /metrics answers without the bearer token. */
+  metricsPublic: boolean;
 }
 
 export class WsListener implements Listener {
@@ -60,10 +72,7 @@ export class WsListener implements Listener {
     // a bigger one closes the connection (1009).
     const wss = new WebSocketServer({ noServer: true, maxPayload: o.maxLineBytes + (1 << 20), perMessageDeflate: false });
     this.wss = wss;
-    server.on("request", (_req, res) => {
-      res.writeHead(426, { "content-type": "text/plain", upgrade: "websocket" });
-      res.end("a4aa speaks JSON-RPC over WebSocket here: upgrade the connection\n");
-    });
+    server.on("request", (req, res) => void this.request(req, res));
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", () => undefined);
       const refuse = (status: number, text: string) => {
@@ -96,6 +105,42 @@ export class WsListener implements Listener {
         resolve();
       });
     });
+  }
+
+  /** A plain HTTP request: the fleet endpoints, 426 on the WebSocket path, else 404. */
+  private async request(req: IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const { o } = this;
+    const text = (status: number, body: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...headers });
+      res.end(req.method === "HEAD" ? undefined : body + "\n");
+    };
+    const pathname = new URL(req.url ?? "/", "http://x").pathname;
+    const fleet = o.fleet;
+    const endpoint = fleet && (pathname === "/healthz" || pathname === "/readyz" || pathname === "/metrics");
+    if (!endpoint) {
+      if (pathname === (o.address.path ?? "/")) return text(426, "a4aa speaks JSON-RPC over WebSocket here: upgrade the connection", { upgrade: "websocket" });
+      return text(404, "not found: this a4aa listener answers /healthz, /readyz, /metrics and WebSocket upgrades");
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return text(405, "only GET", { allow: "GET, HEAD" });
+    if (pathname === "/healthz") return text(200, "ok");
+    if (pathname === "/readyz") {
+      const why = fleet.facts.notReady();
+      return why ? text(503, `not ready: ${why}`) : text(200, "ready");
+    }
+    if (o.tokens && !fleet.metricsPublic) {
+      const bearer = bearerToken(req.headers.authorization);
+      if (bearer === undefined || o.tokens.tenantOf(bearer) === undefined) {
+        return text(401, "authentication required: Authorization: Bearer TOKEN (or serve with --metrics-public)", { "www-authenticate": "Bearer" });
+      }
+    }
+    try {
+      const body = await fleet.metrics.metrics();
+      res.writeHead(200, { "content-type": fleet.metrics.contentType, "cache-control": "no-store" });
+      res.end(req.method === "HEAD" ? undefined : body);
+    } catch (e) {
+      o.logger.error(`${this.address}: /metrics failed: ${(e as Error).message}`);
+      text(500, "metrics failed; see the sidecar's log");
+    }
   }
 
   private link(ws: WebSocket, req: IncomingMessage, tenant: string, accept: (link: AcceptedLink) => void): void {
@@ -162,6 +207,8 @@ export class WsListener implements Listener {
     if (!server) return;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
+      // Idle keep-alive HTTP connections (/healthz, /metrics scrapers) would hold close() up.
+      server.closeIdleConnections?.();
       // Links that do not finish their closing handshake promptly are cut.
       setTimeout(() => {
         for (const ws of this.links) ws.terminate();

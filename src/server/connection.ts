@@ -33,6 +33,8 @@ export interface ConnectionOptions {
   onEnd: () => void;
   /** Writing failed: the connection is as gone as at EOF. */
   onWriteError: (e: Error) => void;
+  /** Every error answered to the host, by code (R-REMOTE-8's errors by code). */
+  onErrorAnswered?: (code: string) => void;
 }
 
 type Handlers = { [M in HostToSidecarMethod]: (params: ParamsOf<M>) => Promise<ResultOf<M>> | ResultOf<M> };
@@ -60,6 +62,7 @@ export class HostConnection implements Viewer {
       onBadLine: (bad) => {
         const e = badLineError(bad);
         logger.warn(`bad line from ${this.name}: ${e.message}`);
+        o.onErrorAnswered?.(e.code);
         peer.writer.writeMessage({ jsonrpc: "2.0", id: bad.rawId !== undefined ? new RawJson(bad.rawId) : null, error: e.toRpcError() }, bad.rawId !== undefined);
       },
       onEnd: () => o.onEnd(),
@@ -81,9 +84,13 @@ export class HostConnection implements Viewer {
       toRpcError: (err, method) => {
         const e = toA4aaError(err, (isMethodName(method) && METHODS[method].errorStage) || "transport");
         if (e.code === "internal_error") logger.error(`${method} failed unexpectedly: ${(err as Error)?.stack ?? e.message}`);
+        o.onErrorAnswered?.(e.code);
         return e.toRpcError();
       },
-      invalidRequest: (reason) => new A4aaError("invalid_request", "transport", reason).toRpcError(),
+      invalidRequest: (reason) => {
+        o.onErrorAnswered?.("invalid_request");
+        return new A4aaError("invalid_request", "transport", reason).toRpcError();
+      },
       onInvalid: (reason) => logger.warn(`invalid JSON-RPC message from ${this.name}: ${reason}`),
       onUnmatchedResponse: (m) => {
         if (logger.enabled("debug")) logger.debug(`a response with id ${JSON.stringify(m.id)} matches no request (late, or answered elsewhere)`);

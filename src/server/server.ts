@@ -11,6 +11,8 @@ import type { SessionService } from "../sessions/service.js";
 import { installLastResort } from "./last-resort.js";
 import { HostConnection } from "./connection.js";
 import { Operations } from "./operations.js";
+import { Facts } from "../telemetry/facts.js";
+import { DEFAULTS } from "../../generated/ts/limits.js";
 
 /** A host link a listener accepted (src/listen/). */
 export interface AcceptedLink {
@@ -46,8 +48,15 @@ export interface ServerOptions {
   agents: { list(probe?: boolean): Promise<ResultOf<"agents/list">> };
   /** Sees every line of the stdio link both ways (the recorder's host side). */
   onHostLine?: (dir: "in" | "out", line: string) => void;
-  /** Signals that shut the server down like stdin EOF does. */
+  /**
+   * Signals that shut the server down like stdin EOF does; with listeners the first one
+   * drains (R-REMOTE-9) and a second one shuts down at once.
+   */
   signals?: NodeJS.Signals[];
+  /** R-REMOTE-9 `--drain-timeout`: how long turns in flight may finish once draining (default 30000). */
+  drainTimeoutMs?: number;
+  /** R-REMOTE-8: the facts the server reports into (connections, errors by code); the session layer's own. */
+  facts?: Facts;
   /** Called once every listener is listening (tests, the log line). */
   onListening?: () => void;
   /** Shutdown once the stdio host is gone may take this long before `abandon` (default HOST_GONE_DEADLINE_MS). */
@@ -71,8 +80,18 @@ export function runServer(opts: ServerOptions): Promise<number> {
   const sessions = opts.createSessions(gate);
   const operations = new Operations();
   const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const facts = opts.facts ?? new Facts();
   const connections = new Set<HostConnection>();
-  const common = { logger, version: opts.version, maxLineBytes, sessions, operations, agents: opts.agents };
+  const counted = () => (facts.connections = connections.size);
+  const common = {
+    logger,
+    version: opts.version,
+    maxLineBytes,
+    sessions,
+    operations,
+    agents: opts.agents,
+    onErrorAnswered: (code: string) => facts.error(code),
+  };
 
   // The stdio host is gone: shut down, and end the process if that takes too long.
   let hostIsGone = false;
@@ -109,6 +128,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
       onWriteError: (e) => hostGone(`writing to the host failed (${(e as NodeJS.ErrnoException).code ?? e.message})`),
     });
     connections.add(stdio);
+    counted();
     // Agents pause while the stdio host is not reading (it must not be outrun); remote
     // connections never hold them up (R-REMOTE-7: they have their own bound).
     stdio.peer.writer.gate.subscribe((open) => gate.set(open));
@@ -119,6 +139,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
     const gone = (why: string) => {
       if (!c || !connections.has(c)) return;
       connections.delete(c);
+      counted();
       logger.info(`${link.name}: connection ended (${why}); its sessions are detached and go on`);
       c.end(why);
     };
@@ -135,6 +156,7 @@ export function runServer(opts: ServerOptions): Promise<number> {
       },
     });
     connections.add(c);
+    counted();
     logger.info(`${link.name}: connected`);
   };
 
@@ -143,9 +165,11 @@ export function runServer(opts: ServerOptions): Promise<number> {
 
   return new Promise<number>((resolve, reject) => {
     let shuttingDown = false;
+    let drainTimer: NodeJS.Timeout | undefined;
     shutdown = async (why: string) => {
       if (shuttingDown) return;
       shuttingDown = true;
+      clearTimeout(drainTimer);
       logger.info(`shutting down: ${why}`);
       for (const s of signals) process.off(s, onSignal);
       await Promise.allSettled(listeners.map((l) => l.close()));
@@ -165,7 +189,31 @@ export function runServer(opts: ServerOptions): Promise<number> {
       resolve(clean ? 0 : 1);
     };
     const signals = opts.signals ?? [];
-    const onSignal = (sig: NodeJS.Signals) => void shutdown(sig);
+    // R-REMOTE-9: a listening sidecar drains on its first signal: opens are refused
+    // (`draining`) and /readyz answers 503 at once, turns in flight may finish for the drain
+    // timeout, then everything closes as at shutdown. A second signal closes at once. Plain
+    // stdio shuts down at once, as it always did.
+    let draining = false;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (listeners.length === 0 || draining) {
+        if (draining) logger.warn(`${sig} again while draining: closing every session now`);
+        void shutdown(sig);
+        return;
+      }
+      draining = true;
+      sessions.drain();
+      const ms = opts.drainTimeoutMs ?? DEFAULTS.ServeLimits.drainTimeoutMs;
+      const running = facts.turnsInFlight;
+      logger.warn(
+        `${sig}: draining — no new sessions; ${running} turn(s) in flight may finish within ${ms} ms, then every session closes (send ${sig} again to close now)`,
+      );
+      const timedOut = new Promise<string>((resolve) => (drainTimer = setTimeout(() => resolve(`drain timeout of ${ms} ms reached`), ms)));
+      // The last turn's answer is written in the microtasks after it ended: let it go out first.
+      const noTurns = facts.noTurns().then(() => new Promise<string>((resolve) => setImmediate(() => resolve("drained: no turn in flight"))));
+      void Promise.race([noTurns, timedOut]).then((why) => {
+        void shutdown(`${sig}, ${why}`);
+      });
+    };
     for (const s of signals) process.on(s, onSignal);
     started.then(
       () => opts.onListening?.(),

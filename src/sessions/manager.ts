@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
-import type { AgentSpec, EnvLiterals, PermissionPreset } from "../../generated/ts/types.js";
+import type { AgentEvent, AgentSpec, EnvLiterals, PermissionPreset } from "../../generated/ts/types.js";
 import { buildChildEnv, openSecrets } from "../env/policy.js";
 import type { Recording } from "../journal/recorder.js";
 import { secrets } from "../journal/redact.js";
@@ -25,6 +25,7 @@ import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 import { FlowGate } from "../transport/ndjson-writer.js";
 import { Attachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
+import { Facts } from "../telemetry/facts.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -48,6 +49,10 @@ export interface SessionManagerOptions {
   catalog?: AgentCatalog;
   /** `--record DIR`: every session gets a transcript. */
   recording?: Recording;
+  /** R-REMOTE-9 `--max-sessions`: opens beyond it are refused `at_capacity`. */
+  maxSessions?: number;
+  /** R-REMOTE-8: the facts this layer reports into (sessions, turns, events, tokens, durations). */
+  facts?: Facts;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
@@ -63,8 +68,16 @@ export class SessionManager implements SessionService {
   /** Who owns each session and who views it (§15). */
   readonly views: SessionViews;
   private readonly defaultCaller: Viewer | undefined;
+  readonly facts: Facts;
 
   constructor(private readonly o: SessionManagerOptions) {
+    this.facts = o.facts ?? new Facts();
+    this.facts.maxSessions = o.maxSessions;
+    this.facts.sources.sessionsByState = () => {
+      const by: Record<string, number> = {};
+      for (const s of this.sessions.values()) by[s.state] = (by[s.state] ?? 0) + 1;
+      return by;
+    };
     this.timings = { cancelGraceMs: LIMITS.cancelGraceMs, ...o.timings };
     this.pool = new SharedPool(o.logger);
     this.gate = o.gate ?? o.host?.gate ?? new FlowGate();
@@ -137,8 +150,24 @@ export class SessionManager implements SessionService {
     };
   }
 
+  /** R-REMOTE-9: from now on every open is refused `draining`; what runs goes on. */
+  drain(): void {
+    this.facts.draining = true;
+  }
+
   async open(params: ParamsOf<"session/open">, caller?: Viewer): Promise<ResultOf<"session/open">> {
     const who = this.caller(caller);
+    if (this.facts.draining) {
+      throw errors.draining("open", "this sidecar is draining (it received SIGTERM) and opens no more sessions: open the session on another sidecar, or retry later", { retryable: true });
+    }
+    if (this.o.maxSessions !== undefined && this.sessions.size >= this.o.maxSessions) {
+      throw errors.atCapacity(
+        "open",
+        `this sidecar holds its bound of ${this.o.maxSessions} sessions (--max-sessions): close a session, open it on another sidecar, or retry later`,
+        { retryable: true },
+      );
+    }
+    const started = performance.now();
     const { spec, shown } = this.resolve(params);
     const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
     let isDir = false;
@@ -165,7 +194,7 @@ export class SessionManager implements SessionService {
 
     const id = `${this.idPrefix}-${++this.counter}`;
     const transcript = this.o.recording?.open(id, spec, options);
-    const host = new Attachments({ sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
+    const host = new CountedAttachments(this.facts, { sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
     const session = new Session({
       id,
       host,
@@ -191,6 +220,7 @@ export class SessionManager implements SessionService {
         ...this.processSettings(spec),
         pool: this.pool,
       });
+      this.facts.duration("open", (performance.now() - started) / 1000);
       return {
         sessionId: id,
         nativeSessionId: lane.nativeSessionId,
@@ -214,7 +244,24 @@ export class SessionManager implements SessionService {
     checkNotEmpty(params);
     const s = this.get(params.sessionId, "prompt", caller);
     const { sessionId: _id, operationId: _op, ...request } = params;
-    return s.prompt(request);
+    // A prompt refused before it starts (a turn runs, the agent is gone) is not a turn.
+    if (s.state !== "idle") return s.prompt(request);
+    const started = performance.now();
+    this.facts.turnStarted();
+    try {
+      const outcome = await s.prompt(request);
+      const u = outcome.usage;
+      const agent = this.views.get(s.id)?.agent ?? "?";
+      if (u) {
+        this.facts.tokensUsed(agent, "input", u.inputTokens ?? 0);
+        this.facts.tokensUsed(agent, "output", u.outputTokens ?? 0);
+        this.facts.tokensUsed(agent, "cached_input", u.cachedInputTokens ?? 0);
+        this.facts.tokensUsed(agent, "reasoning", u.reasoningTokens ?? 0);
+      }
+      return outcome;
+    } finally {
+      this.facts.turnEnded((performance.now() - started) / 1000);
+    }
   }
 
   history(params: ParamsOf<"session/history">, caller?: Viewer): ResultOf<"session/history"> {
@@ -313,5 +360,20 @@ export class SessionManager implements SessionService {
       }
     });
     return clean;
+  }
+}
+
+/** Every event a session sends is counted once, whoever views it (R-REMOTE-8). */
+class CountedAttachments extends Attachments {
+  constructor(
+    private readonly facts: Facts,
+    o: ConstructorParameters<typeof Attachments>[0],
+  ) {
+    super(o);
+  }
+
+  override event(sessionId: string, event: AgentEvent, seq: number): void {
+    this.facts.event(event.type);
+    super.event(sessionId, event, seq);
   }
 }

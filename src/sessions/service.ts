@@ -21,6 +21,8 @@ export interface SessionService {
   list(caller: Viewer): ResultOf<"sessions/list">;
   /** The caller's connection ended. */
   detachEverywhere(caller: Viewer): void;
+  /** R-REMOTE-9: refuse every open from now on (`draining`); what runs goes on. */
+  drain(): void;
   /** Closes every session; resolves false when any cleanup failed. */
   closeAll(): Promise<boolean>;
 }

@@ -23,18 +23,20 @@ const ALLOWED: Record<string, string[]> = {
   lanes: ["supervise", "env", "transport", "errors", "log", "generated", "clients/ts/session-state"],
   // The agents catalog (1.2): agent id → AgentSpec, installed programs, --version probes.
   catalog: ["supervise", "env", "errors", "log", "generated", "version"],
-  sessions: ["lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  sessions: ["telemetry", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
   // The recorder parses agent lines with the one depth-checked parser (transport).
   journal: ["supervise", "env", "transport", "errors", "log", "generated"],
   replay: ["journal", "errors", "log", "generated"],
-  server: ["sessions", "transport", "errors", "log", "generated"],
+  server: ["telemetry", "sessions", "transport", "errors", "log", "generated"],
   // §15: the ws/wss/unix listeners hand authenticated links to the server.
-  listen: ["server", "transport", "errors", "log", "generated"],
+  listen: ["telemetry", "server", "transport", "errors", "log", "generated"],
   examples: ["transport", "errors", "log", "generated"],
   // The schema tooling ships with the command line but never imports it; it reads the one
   // document model, which depends on nothing.
   "schema-diff": ["openrpc"],
   openrpc: [],
+  // R-REMOTE-8: the facts the sidecar reports (a leaf) and their exporters.
+  telemetry: [],
   errors: ["generated"],
   log: [],
   version: [],
@@ -44,7 +46,7 @@ const ALLOWED: Record<string, string[]> = {
   // the command line's own argument parser).
   "cli/run": ["clients", "generated", "cli/args"],
   // The rest of the command line is the top: it wires everything together.
-  cli: ["cli/run", "clients", "listen", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
+  cli: ["cli/run", "clients", "listen", "telemetry", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
 };
 
 function tsFiles(dir: string): string[] {

@@ -3299,6 +3299,15 @@ class ServeLimits:
     agent processes (`agents/prewarm` included, all or nothing), CLI turns, PTY sessions, terminals
     — each counted from its start until its stop ladder ended it.
     """
+    max_sessions: Optional[int] = None
+    """(1.3, R-REMOTE-9) `--max-sessions N`: sessions the sidecar holds at once; a `session/open`
+    beyond it is refused `at_capacity` and a listener's `GET /readyz` answers 503 while it is
+    reached. Unbounded when not set.
+    """
+    drain_timeout_ms: Optional[int] = None
+    """(1.3, R-REMOTE-9) `--drain-timeout MS`: after SIGTERM a listening sidecar refuses opens
+    (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -3307,6 +3316,10 @@ class ServeLimits:
         out: Dict[str, Any] = {}
         if self.max_agent_processes is not None:
             out["maxAgentProcesses"] = _c.encode(self.max_agent_processes)
+        if self.max_sessions is not None:
+            out["maxSessions"] = _c.encode(self.max_sessions)
+        if self.drain_timeout_ms is not None:
+            out["drainTimeoutMs"] = _c.encode(self.drain_timeout_ms)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -3320,11 +3333,13 @@ class ServeLimits:
     def _from_obj(cls, d: Dict[str, Any], path: str) -> ServeLimits:
         return cls(
             max_agent_processes=_c.optional(d, "maxAgentProcesses", path, _c.integer_range(1, None), None),
+            max_sessions=_c.optional(d, "maxSessions", path, _c.integer_range(1, None), None),
+            drain_timeout_ms=_c.optional(d, "drainTimeoutMs", path, _c.integer_range(1, None), None),
             extra=_c.extra(d, _ServeLimits_FIELDS),
         )
 
 
-_ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses"})
+_ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses", "maxSessions", "drainTimeoutMs"})
 
 
 @dataclass(kw_only=True)
