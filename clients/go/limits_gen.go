@@ -60,15 +60,6 @@ const MinAcpAgentSpecHandshakeTimeoutMs = 1
 // MinLengthAcpAgentSpecAuthMethodId is the minLength of AcpAgentSpec.authMethodId.
 const MinLengthAcpAgentSpecAuthMethodId = 1
 
-// DefaultAcpClientCapabilitiesMaxTerminals is the default of AcpClientCapabilities.maxTerminals.
-const DefaultAcpClientCapabilitiesMaxTerminals = 16
-
-// MinAcpClientCapabilitiesMaxTerminals is the minimum of AcpClientCapabilities.maxTerminals.
-const MinAcpClientCapabilitiesMaxTerminals = 1
-
-// MaxAcpClientCapabilitiesMaxTerminals is the maximum of AcpClientCapabilities.maxTerminals.
-const MaxAcpClientCapabilitiesMaxTerminals = 64
-
 // DefaultRpcAgentSpecHandshakeTimeoutMs is the default of RpcAgentSpec.handshakeTimeoutMs.
 const DefaultRpcAgentSpecHandshakeTimeoutMs = 60000
 
@@ -224,6 +215,21 @@ const DefaultServeLimitsDrainTimeoutMs = 30000
 
 // MinServeLimitsDrainTimeoutMs is the minimum of ServeLimits.drainTimeoutMs.
 const MinServeLimitsDrainTimeoutMs = 1
+
+// DefaultServeLimitsMaxTerminalsPerSession is the default of ServeLimits.maxTerminalsPerSession.
+const DefaultServeLimitsMaxTerminalsPerSession = 16
+
+// MinServeLimitsMaxTerminalsPerSession is the minimum of ServeLimits.maxTerminalsPerSession.
+const MinServeLimitsMaxTerminalsPerSession = 1
+
+// MaxServeLimitsMaxTerminalsPerSession is the maximum of ServeLimits.maxTerminalsPerSession.
+const MaxServeLimitsMaxTerminalsPerSession = 1024
+
+// DefaultServeLimitsTerminalOutputBudgetBytes is the default of ServeLimits.terminalOutputBudgetBytes.
+const DefaultServeLimitsTerminalOutputBudgetBytes = 268435456
+
+// MinServeLimitsTerminalOutputBudgetBytes is the minimum of ServeLimits.terminalOutputBudgetBytes.
+const MinServeLimitsTerminalOutputBudgetBytes = 1048576
 
 // MinAttachResultLastSeq is the minimum of AttachResult.lastSeq.
 const MinAttachResultLastSeq = 0

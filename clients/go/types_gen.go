@@ -2608,17 +2608,14 @@ type AcpClientCapabilities struct {
 	Fs *AcpClientCapabilitiesFs `json:"fs,omitempty"`
 
 	// Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment
-	// policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created
-	// and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an
-	// integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held
-	// by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create`
-	// past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit`
-	// `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
+	// policy. Bounds (R-HOSTILE-2): a session holds at most `ServeLimits.maxTerminalsPerSession`
+	// terminals at once (default 16; created and not yet released; killed ones count until released);
+	// a terminal's `outputByteLimit` is an integer from 0 to 67108864 (64 MiB, default 1 MiB); the
+	// `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most
+	// `ServeLimits.terminalOutputBudgetBytes` (default 268435456, 256 MiB). A `terminal/create` past a
+	// bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit` `maxTerminals`
+	// or `terminalOutputBudget`); the session and its turn go on.
 	Terminal *bool `json:"terminal,omitempty"`
-
-	// (1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create`
-	// is refused until the agent releases one. Default 16.
-	MaxTerminals *int64 `json:"maxTerminals,omitempty"`
 }
 
 func decodeAcpClientCapabilities(raw json.RawMessage) (AcpClientCapabilities, error) {
@@ -2642,12 +2639,7 @@ func decodeAcpClientCapabilitiesFields(m map[string]json.RawMessage) (AcpClientC
 			return v, fieldError("AcpClientCapabilities", "terminal", err)
 		}
 	}
-	if raw, ok := m["maxTerminals"]; ok {
-		if v.MaxTerminals, err = ptrOf(decIntRange(1, 64))(raw); err != nil {
-			return v, fieldError("AcpClientCapabilities", "maxTerminals", err)
-		}
-	}
-	if err := rejectUnknown(m, "AcpClientCapabilities", "fs", "terminal", "maxTerminals"); err != nil {
+	if err := rejectUnknown(m, "AcpClientCapabilities", "fs", "terminal"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -2671,9 +2663,6 @@ func (v AcpClientCapabilities) MarshalJSON() ([]byte, error) {
 	}
 	if v.Terminal != nil {
 		w.field("terminal", v.Terminal)
-	}
-	if v.MaxTerminals != nil {
-		w.field("maxTerminals", v.MaxTerminals)
 	}
 	return w.bytes()
 }
@@ -6670,6 +6659,15 @@ type ServeLimits struct {
 	// (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
 	DrainTimeoutMs *int64 `json:"drainTimeoutMs,omitempty"`
 
+	// (1.3, R-HOSTILE-2) `--max-terminals N`: terminals (`terminal/create`) one ACP session holds at
+	// once; one more is refused with a JSON-RPC error the agent sees until it releases one.
+	MaxTerminalsPerSession *int64 `json:"maxTerminalsPerSession,omitempty"`
+
+	// (1.3, R-HOSTILE-2) `--terminal-output-budget BYTES`: the `outputByteLimit`s of the terminals
+	// held by all sessions of the sidecar add up to at most this; a `terminal/create` past it is
+	// refused with a JSON-RPC error the agent sees.
+	TerminalOutputBudgetBytes *int64 `json:"terminalOutputBudgetBytes,omitempty"`
+
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -6700,7 +6698,17 @@ func decodeServeLimitsFields(m map[string]json.RawMessage) (ServeLimits, error) 
 			return v, fieldError("ServeLimits", "drainTimeoutMs", err)
 		}
 	}
-	v.Extra = extraFields(m, "maxAgentProcesses", "maxSessions", "drainTimeoutMs")
+	if raw, ok := m["maxTerminalsPerSession"]; ok {
+		if v.MaxTerminalsPerSession, err = ptrOf(decIntRange(1, 1024))(raw); err != nil {
+			return v, fieldError("ServeLimits", "maxTerminalsPerSession", err)
+		}
+	}
+	if raw, ok := m["terminalOutputBudgetBytes"]; ok {
+		if v.TerminalOutputBudgetBytes, err = ptrOf(decIntMin(1048576))(raw); err != nil {
+			return v, fieldError("ServeLimits", "terminalOutputBudgetBytes", err)
+		}
+	}
+	v.Extra = extraFields(m, "maxAgentProcesses", "maxSessions", "drainTimeoutMs", "maxTerminalsPerSession", "terminalOutputBudgetBytes")
 	return v, nil
 }
 
@@ -6725,6 +6733,12 @@ func (v ServeLimits) MarshalJSON() ([]byte, error) {
 	}
 	if v.DrainTimeoutMs != nil {
 		w.field("drainTimeoutMs", v.DrainTimeoutMs)
+	}
+	if v.MaxTerminalsPerSession != nil {
+		w.field("maxTerminalsPerSession", v.MaxTerminalsPerSession)
+	}
+	if v.TerminalOutputBudgetBytes != nil {
+		w.field("terminalOutputBudgetBytes", v.TerminalOutputBudgetBytes)
 	}
 	w.extra(v.Extra)
 	return w.bytes()

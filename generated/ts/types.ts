@@ -636,13 +636,9 @@ export interface AcpClientCapabilities {
     writeTextFile?: boolean;
   };
   /**
-   * Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create` past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit` `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
+   * Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment policy. Bounds (R-HOSTILE-2): a session holds at most `ServeLimits.maxTerminalsPerSession` terminals at once (default 16; created and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most `ServeLimits.terminalOutputBudgetBytes` (default 268435456, 256 MiB). A `terminal/create` past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit` `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
    */
   terminal?: boolean;
-  /**
-   * (1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create` is refused until the agent releases one. Default 16.
-   */
-  maxTerminals?: number;
 }
 /**
  * (1.2) Opt in to shared agent processes (§13): sessions opened with equal specs (program, arguments, resolved environment, the process's own cwd, client capabilities, auth method, `share`) run on one live process that has room, each with its own agent session; a new process starts only when none has. Everything per session stays per session (R-SHARE-1). A shared process ends `idleMs` after its last session closed, at shutdown, or when it crashes (every session on it then fails with `agent_exited`; R-SHARE-2).
@@ -1092,6 +1088,14 @@ export interface ServeLimits {
    * (1.3, R-REMOTE-9) `--drain-timeout MS`: after SIGTERM a listening sidecar refuses opens (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
    */
   drainTimeoutMs?: number;
+  /**
+   * (1.3, R-HOSTILE-2) `--max-terminals N`: terminals (`terminal/create`) one ACP session holds at once; one more is refused with a JSON-RPC error the agent sees until it releases one.
+   */
+  maxTerminalsPerSession?: number;
+  /**
+   * (1.3, R-HOSTILE-2) `--terminal-output-budget BYTES`: the `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most this; a `terminal/create` past it is refused with a JSON-RPC error the agent sees.
+   */
+  terminalOutputBudgetBytes?: number;
 }
 /**
  * Result of `session/attach` (1.3). `lastSeq` is the newest `seq` of the session; the journaled events after the request's `afterSeq` follow this answer, in order and before any live event.

@@ -25,7 +25,9 @@ See 'a4aa serve --help' and the README.
 `;
 
 export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-timeout MS] [--cancel-grace MS]
-                  [--handshake-timeout MS] [--max-agent-processes N] [--max-sessions N] [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--handshake-timeout MS] [--max-agent-processes N] [--max-sessions N]
+                  [--max-terminals N] [--terminal-output-budget BYTES]
+                  [--log-level LEVEL] [--registry FILE]... [--record DIR]
                   [--listen ADDR]... [--stdio] [--auth-token-file FILE] [--allow-origin ORIGIN]...
                   [--tls-cert FILE --tls-key FILE] [--detach-ttl MS] [--max-outbound BYTES]
                   [--ping-interval MS] [--pong-timeout MS] [--metrics-public] [--drain-timeout MS]
@@ -51,6 +53,11 @@ Options:
                             and agents/prewarm fail at_capacity, retryable (default 256)
   --max-sessions N          how many sessions may be held at once; beyond it session/open
                             fails at_capacity, retryable, and /readyz answers 503 (no default)
+  --max-terminals N         how many terminals one ACP session may hold at once; the agent's
+                            terminal/create beyond it gets an error it sees (default 16)
+  --terminal-output-budget BYTES
+                            what the outputByteLimits of all sessions' terminals may add up
+                            to (default 268435456, 256 MiB; at least 1048576)
   --log-level LEVEL         error, warn (default), info or debug
   --registry FILE           add the agents of an ACP registry document (registry.json
                             format) to the catalog; repeatable. A malformed file stops serve,

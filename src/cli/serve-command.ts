@@ -13,6 +13,8 @@ import { AgentCatalog } from "../catalog/catalog.js";
 import { RegistryFileError } from "../catalog/acp-registry.js";
 import { takeRegistryFlags } from "../catalog/registry-flag.js";
 import { setMaxAgentProcesses } from "../supervise/capacity.js";
+import { setTerminalLimits } from "../lanes/acp/terminals.js";
+import { BOUNDS } from "../../generated/ts/limits.js";
 import { sweepLeftovers } from "../supervise/temp-files.js";
 import { enableReclaim } from "../transport/reclaim.js";
 import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
@@ -31,6 +33,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "handshake-timeout": { value: true },
       "max-agent-processes": { value: true },
       "max-sessions": { value: true },
+      "max-terminals": { value: true },
+      "terminal-output-budget": { value: true },
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
@@ -64,6 +68,10 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     }
     setMaxAgentProcesses(n);
   }
+  setTerminalLimits({
+    perSession: wholeFlag(flags, "max-terminals", BOUNDS.ServeLimits.maxTerminalsPerSession),
+    budgetBytes: wholeFlag(flags, "terminal-output-budget", BOUNDS.ServeLimits.terminalOutputBudgetBytes),
+  });
   let maxSessions: number | undefined;
   if (flags["max-sessions"] !== undefined) {
     maxSessions = Number(flags["max-sessions"]);
@@ -145,4 +153,15 @@ function openRecording(dir: string, logger: Logger): Recording {
     throw new UsageError(`--record ${JSON.stringify(dir)}: cannot write transcripts there (${(e as Error).message})`, "a4aa serve --help");
   }
   return new Recording(abs, logger);
+}
+
+/** A whole-number flag within the schema's bounds for it, or undefined when not given. */
+function wholeFlag(flags: Record<string, unknown>, name: string, bounds: { minimum: number; maximum?: number }): number | undefined {
+  if (flags[name] === undefined) return undefined;
+  const n = Number(flags[name]);
+  if (!Number.isInteger(n) || n < bounds.minimum || (bounds.maximum !== undefined && n > bounds.maximum)) {
+    const range = bounds.maximum !== undefined ? `from ${bounds.minimum} to ${bounds.maximum}` : `of at least ${bounds.minimum}`;
+    throw new UsageError(`--${name} must be a whole number ${range}, not ${JSON.stringify(flags[name])}`, "a4aa serve --help");
+  }
+  return n;
 }

@@ -2,10 +2,10 @@
 // hostile fake agent. The floods of hundreds of MiB are in test/hostile/ (npm run test:hostile).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
+import { CLI as BIN, TestSidecar, sidecarSetup, fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { hostileSpec, peakRss } from "../fixtures/hostile/spec.js";
 import { fakeSpec } from "../fixtures/rpc/host.js";
@@ -90,26 +90,48 @@ test("R-HOSTILE-2: a bad outputByteLimit is invalid params naming the maximum; t
   await finish(s, marker);
 });
 
-test("R-HOSTILE-2: terminal/create past maxTerminals or past the sidecar's 256 MiB output budget is a JSON-RPC error the agent sees; the turn goes on; a close gives the budget back", async () => {
+test("R-HOSTILE-2: terminal/create past --max-terminals or past the sidecar's 256 MiB output budget is a JSON-RPC error the agent sees; the turn goes on; a close gives the budget back", async () => {
+  const byCount = { code: -32600, limit: "maxTerminals" };
+  const byBudget = { code: -32600, limit: "terminalOutputBudget" };
+  {
+    const { s, marker } = setup(["--max-terminals", "3"]);
+    const { cwd } = dirs();
+    const capped = await s.open(hostileSpec(marker), { cwd });
+    assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:5:1024:10" })), { created: 3, refused: [byCount, byCount] });
+    // Unreleased terminals still count in the next turn; another session has its own three.
+    assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:1:1024:10" })), { created: 0, refused: [byCount] });
+    const other = await s.open(hostileSpec(marker), { cwd });
+    assert.deepEqual(said(await s.ok("session/prompt", { sessionId: other, text: "terminals:4:1024:10" })), { created: 3, refused: [byCount] });
+    await finish(s, marker);
+  }
   const { s, marker } = setup();
   const { cwd } = dirs();
   const spec = hostileSpec(marker);
-  const capped = await s.open({ ...spec, clientCapabilities: { ...(spec as { clientCapabilities: object }).clientCapabilities, maxTerminals: 3 } } as AgentSpec, { cwd });
-  const byCount = { code: -32600, limit: "maxTerminals" };
-  const byBudget = { code: -32600, limit: "terminalOutputBudget" };
-  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:5:1024:10" })), { created: 3, refused: [byCount, byCount] });
-  // Unreleased terminals still count in the next turn.
-  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: capped, text: "terminals:1:1024:10" })), { created: 0, refused: [byCount] });
+  const small = await s.open(spec, { cwd });
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: small, text: "terminals:3:1024:10" })), { created: 3, refused: [] });
   // Another session: 64 MiB terminals fit three times next to the first session's 3 KiB.
   const big = await s.open(spec, { cwd });
   const r = said(await s.ok("session/prompt", { sessionId: big, text: `terminals:6:${64 << 20}:10` }));
   assert.deepEqual(r, { created: 3, refused: [byBudget, byBudget, byBudget] });
-  await s.ok("session/close", { sessionId: capped });
+  await s.ok("session/close", { sessionId: small });
   assert.deepEqual(said(await s.ok("session/prompt", { sessionId: big, text: `terminals:2:${64 << 20}:10` })), { created: 1, refused: [byBudget] });
   await s.ok("session/close", { sessionId: big });
   const again = await s.open(spec, { cwd });
   assert.deepEqual(said(await s.ok("session/prompt", { sessionId: again, text: `terminals:4:${64 << 20}:10` })), { created: 4, refused: [] });
   await finish(s, marker);
+});
+
+test("R-HOSTILE-2: --terminal-output-budget sets the sidecar-wide budget; bad values of both flags are usage errors", async () => {
+  const { s, marker } = setup(["--terminal-output-budget", String(128 << 20)]);
+  const { cwd } = dirs();
+  const sid = await s.open(hostileSpec(marker), { cwd });
+  assert.deepEqual(said(await s.ok("session/prompt", { sessionId: sid, text: `terminals:3:${64 << 20}:10` })), { created: 2, refused: [{ code: -32600, limit: "terminalOutputBudget" }] });
+  await finish(s, marker);
+  for (const args of [["--max-terminals", "0"], ["--max-terminals", "2000"], ["--terminal-output-budget", "12"]]) {
+    const r = spawnSync(process.execPath, [BIN, "serve", ...args], { input: "", encoding: "utf8", timeout: 20_000 });
+    assert.equal(r.status, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`${args[0]} must be`), args.join(" "));
+  }
 });
 
 test("R-HOSTILE-5: an acp agent that closes stdout but keeps running ends its turn with agent_exited and is stopped", async () => {

@@ -28,7 +28,7 @@ import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
-import { DEFAULT_MAX_TERMINALS, Terminals } from "./terminals.js";
+import { Terminals } from "./terminals.js";
 import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
 import { acpPrompt } from "./prompt-blocks.js";
 
@@ -77,7 +77,7 @@ export class AcpLaneSession implements LaneSession {
   ) {
     const cc = ctx.spec.clientCapabilities;
     this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
-    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId, cc.maxTerminals ?? DEFAULT_MAX_TERMINALS) : null;
+    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
     this.agent = channel({
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),

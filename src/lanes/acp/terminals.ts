@@ -7,18 +7,13 @@ import { RpcErrorCode, isA4aaError } from "../../errors.js";
 import type { Logger } from "../../log.js";
 import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
+import { DEFAULTS } from "../../../generated/ts/limits.js";
 
 const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
 /** The largest `outputByteLimit` a terminal may ask for (R-HOSTILE-2): 64 MiB. */
 export const MAX_OUTPUT_BYTE_LIMIT = 64 * 1024 * 1024;
-/** Terminals a session holds at once when its spec sets no `clientCapabilities.maxTerminals` (R-HOSTILE-2). */
-export const DEFAULT_MAX_TERMINALS = 16;
-/**
- * The `outputByteLimit`s of every terminal held in the sidecar, all sessions together, add
- * up to at most this (R-HOSTILE-2): a terminal's output buffer never holds more than its
- * limit (plus the chunk being read), so this bounds what terminals can make the sidecar hold.
- */
-export const TERMINAL_OUTPUT_BUDGET = 256 * 1024 * 1024;
+/** Terminals one session holds at once (R-HOSTILE-2; `serve --max-terminals`). */
+let maxTerminalsPerSession: number = DEFAULTS.ServeLimits.maxTerminalsPerSession;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Drops bytes from the front of `buf` so it holds at most `limit`, cutting at a UTF-8 boundary. */
@@ -112,8 +107,19 @@ export class OutputBudget {
 
 const mib = (n: number) => `${Math.round((n / (1 << 20)) * 10) / 10} MiB`;
 
-/** The sidecar-wide budget every session's terminals draw from. */
-export const terminalOutputBudget = new OutputBudget(TERMINAL_OUTPUT_BUDGET);
+/**
+ * The sidecar-wide budget every session's terminals draw from (R-HOSTILE-2): the
+ * `outputByteLimit`s of every terminal held, all sessions together, add up to at most its
+ * total. A terminal's output buffer never holds more than its limit (plus the chunk being
+ * read), so this bounds what terminals can make the sidecar hold.
+ */
+export let terminalOutputBudget = new OutputBudget(DEFAULTS.ServeLimits.terminalOutputBudgetBytes);
+
+/** `serve --max-terminals` and `--terminal-output-budget`; called before any session opens. */
+export function setTerminalLimits(limits: { perSession?: number; budgetBytes?: number }): void {
+  if (limits.perSession !== undefined) maxTerminalsPerSession = limits.perSession;
+  if (limits.budgetBytes !== undefined) terminalOutputBudget = new OutputBudget(limits.budgetBytes);
+}
 
 export class Terminals {
   private readonly terms = new Map<string, Terminal>();
@@ -127,7 +133,7 @@ export class Terminals {
     private readonly logger: Logger,
     private readonly sessionId: string,
     /** Most terminals held at once (created, not yet released). */
-    private readonly max: number = DEFAULT_MAX_TERMINALS,
+    private readonly max: number = maxTerminalsPerSession,
     private readonly budget: OutputBudget = terminalOutputBudget,
   ) {}
 

@@ -1471,16 +1471,13 @@ class AcpClientCapabilities:
     """File access, confined to the session's cwd."""
     terminal: Optional[bool] = None
     """Let the agent run commands (`terminal/*`) under the sidecar's supervision and environment
-    policy. Bounds (R-HOSTILE-2): a session holds at most `maxTerminals` terminals at once (created
-    and not yet released; killed ones count until released); a terminal's `outputByteLimit` is an
-    integer from 0 to 67108864 (64 MiB, default 1 MiB); the `outputByteLimit`s of the terminals held
-    by all sessions of the sidecar add up to at most 268435456 bytes (256 MiB). A `terminal/create`
-    past a bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit`
-    `maxTerminals` or `terminalOutputBudget`); the session and its turn go on.
-    """
-    max_terminals: Optional[int] = None
-    """(1.3) Most terminals the session holds at once when `terminal` is on; one more `terminal/create`
-    is refused until the agent releases one. Default 16.
+    policy. Bounds (R-HOSTILE-2): a session holds at most `ServeLimits.maxTerminalsPerSession`
+    terminals at once (default 16; created and not yet released; killed ones count until released);
+    a terminal's `outputByteLimit` is an integer from 0 to 67108864 (64 MiB, default 1 MiB); the
+    `outputByteLimit`s of the terminals held by all sessions of the sidecar add up to at most
+    `ServeLimits.terminalOutputBudgetBytes` (default 268435456, 256 MiB). A `terminal/create` past a
+    bound is answered with a JSON-RPC error the agent sees (code -32600, `data.limit` `maxTerminals`
+    or `terminalOutputBudget`); the session and its turn go on.
     """
 
     def to_json(self) -> Dict[str, Any]:
@@ -1490,8 +1487,6 @@ class AcpClientCapabilities:
             out["fs"] = _c.encode(self.fs)
         if self.terminal is not None:
             out["terminal"] = _c.encode(self.terminal)
-        if self.max_terminals is not None:
-            out["maxTerminals"] = _c.encode(self.max_terminals)
         return out
 
     @classmethod
@@ -1505,11 +1500,10 @@ class AcpClientCapabilities:
         return cls(
             fs=_c.optional(d, "fs", path, AcpClientCapabilitiesFs.from_json, None),
             terminal=_c.optional(d, "terminal", path, _c.BOOLEAN, None),
-            max_terminals=_c.optional(d, "maxTerminals", path, _c.integer_range(1, 64), None),
         )
 
 
-_AcpClientCapabilities_FIELDS: FrozenSet[str] = frozenset({"fs", "terminal", "maxTerminals"})
+_AcpClientCapabilities_FIELDS: FrozenSet[str] = frozenset({"fs", "terminal"})
 
 
 @dataclass(kw_only=True)
@@ -3308,6 +3302,15 @@ class ServeLimits:
     """(1.3, R-REMOTE-9) `--drain-timeout MS`: after SIGTERM a listening sidecar refuses opens
     (`draining`) and lets turns in flight finish for this long, then closes every session and exits.
     """
+    max_terminals_per_session: Optional[int] = None
+    """(1.3, R-HOSTILE-2) `--max-terminals N`: terminals (`terminal/create`) one ACP session holds at
+    once; one more is refused with a JSON-RPC error the agent sees until it releases one.
+    """
+    terminal_output_budget_bytes: Optional[int] = None
+    """(1.3, R-HOSTILE-2) `--terminal-output-budget BYTES`: the `outputByteLimit`s of the terminals
+    held by all sessions of the sidecar add up to at most this; a `terminal/create` past it is
+    refused with a JSON-RPC error the agent sees.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -3320,6 +3323,10 @@ class ServeLimits:
             out["maxSessions"] = _c.encode(self.max_sessions)
         if self.drain_timeout_ms is not None:
             out["drainTimeoutMs"] = _c.encode(self.drain_timeout_ms)
+        if self.max_terminals_per_session is not None:
+            out["maxTerminalsPerSession"] = _c.encode(self.max_terminals_per_session)
+        if self.terminal_output_budget_bytes is not None:
+            out["terminalOutputBudgetBytes"] = _c.encode(self.terminal_output_budget_bytes)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -3335,11 +3342,13 @@ class ServeLimits:
             max_agent_processes=_c.optional(d, "maxAgentProcesses", path, _c.integer_range(1, None), None),
             max_sessions=_c.optional(d, "maxSessions", path, _c.integer_range(1, None), None),
             drain_timeout_ms=_c.optional(d, "drainTimeoutMs", path, _c.integer_range(1, None), None),
+            max_terminals_per_session=_c.optional(d, "maxTerminalsPerSession", path, _c.integer_range(1, 1024), None),
+            terminal_output_budget_bytes=_c.optional(d, "terminalOutputBudgetBytes", path, _c.integer_range(1048576, None), None),
             extra=_c.extra(d, _ServeLimits_FIELDS),
         )
 
 
-_ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses", "maxSessions", "drainTimeoutMs"})
+_ServeLimits_FIELDS: FrozenSet[str] = frozenset({"maxAgentProcesses", "maxSessions", "drainTimeoutMs", "maxTerminalsPerSession", "terminalOutputBudgetBytes"})
 
 
 @dataclass(kw_only=True)
