@@ -155,7 +155,10 @@ export class WsListener implements Listener {
         slow: () => {
           o.logger.warn(`${name}: more than ${o.maxOutboundBytes} bytes waiting to be sent; closing it (${SLOW_CONSUMER.code} ${SLOW_CONSUMER.reason}), its sessions detach`);
           ws.close(SLOW_CONSUMER.code, SLOW_CONSUMER.reason);
-          // A peer that reads nothing does not read the close frame either.
+          // Its sessions detach now (the end of its input ends the connection), not when the
+          // closing handshake ends: the close frame waits behind what the peer has not read,
+          // and a peer that reads nothing does not read it either.
+          input.end();
           setTimeout(() => ws.terminate(), 5000).unref();
         },
       },

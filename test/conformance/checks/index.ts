@@ -11,5 +11,6 @@ import { hostileChecks } from "./hostile.js";
 import { journalChecks } from "./journal.js";
 import { catalogChecks } from "./catalog.js";
 import { capabilityChecks } from "./capabilities-1-2.js";
+import { remoteChecks } from "./remote.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks, ...catalogChecks, ...capabilityChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks, ...catalogChecks, ...capabilityChecks, ...remoteChecks];

@@ -8,7 +8,7 @@ import { paramsValidators, resultValidators } from "../../../generated/ts/method
 import * as V from "../../../generated/ts/validators.js";
 import type { AgentEvent, AgentSpec, ErrorData, OpenResult, PermissionRequest, SessionOpenParams, TurnOutcome } from "../../../generated/ts/types.js";
 import { HostMethods, type CallOptions } from "../../../clients/ts/generated.js";
-import { Wire, truncate } from "./wire.js";
+import { Wire, truncate, type Channel } from "./wire.js";
 
 /**
  * The generated typed stubs of clients/ts (`ping`, `sessionOpen`, …) on the suite's own
@@ -94,8 +94,11 @@ export interface HostOptions {
   cwd?: string;
 }
 
+/** Builds a Host's channel given where its lines and stderr news go (harness/remote.ts). */
+export type ChannelFactory = (onLine: (line: string) => void, onStderr: () => void) => Channel;
+
 export class Host {
-  readonly wire: Wire;
+  readonly wire: Channel;
   readonly received: Received[] = [];
   readonly violations: string[] = [];
   /** Typed calls through the generated client stubs; a JSON-RPC error fails the check. */
@@ -106,8 +109,10 @@ export class Host {
   private readonly waiters = new Set<() => void>();
   private batchesSent = 0;
 
-  constructor(opts: HostOptions) {
-    this.wire = new Wire({ ...opts, onLine: (l) => this.onLine(l), onStderr: () => this.notifyWaiters() });
+  constructor(opts: HostOptions | ChannelFactory) {
+    const onLine = (l: string) => this.onLine(l);
+    const onStderr = () => this.notifyWaiters();
+    this.wire = typeof opts === "function" ? opts(onLine, onStderr) : new Wire({ ...opts, onLine, onStderr });
     void this.wire.exited.then((x) => {
       // Whatever is still unanswered never will be: fail it now rather than at the time bound.
       for (const p of this.pending.values()) p.reject(new CheckFailure(`the implementation exited (code ${x.code}, signal ${x.signal}) without answering ${p.method}`));

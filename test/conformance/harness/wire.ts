@@ -57,6 +57,15 @@ export interface WireOptions {
   onStderr?: () => void;
 }
 
+/**
+ * What a Host speaks through: the implementation's stdio (Wire), or one connection to its
+ * listener (harness/remote.ts), where `proc`, `pid` and `stderr` are the listening process's.
+ */
+export type Channel = Pick<
+  Wire,
+  "proc" | "pid" | "transcript" | "exited" | "exit" | "stderr" | "stderrLength" | "note" | "writeLine" | "writeRaw" | "endInput" | "pauseReading" | "resumeReading" | "signal" | "destroy"
+>;
+
 /** Every implementation process still running, for an interrupted run to end. */
 export const liveWires = new Set<Wire>();
 

@@ -97,7 +97,7 @@ test("R-REMOTE-3, R-REMOTE-4: a pending permission request waits for an attached
 });
 
 test("R-REMOTE-3: a session nobody is attached to for --detach-ttl is closed, its processes ended", async () => {
-  const s = start(["--listen", "ws://127.0.0.1:0", "--detach-ttl", "500"]);
+  const s = start(["--listen", "ws://127.0.0.1:0", "--detach-ttl", "2000"]);
   const url = await s.url();
   const m = marker();
   const a = await connect(url);
@@ -105,7 +105,7 @@ test("R-REMOTE-3: a session nobody is attached to for --detach-ttl is closed, it
   await a.request("session/detach", { sessionId: keep });
   assert.equal((await a.request("sessions/list")).sessions[0].attached, 0);
   assert.equal(processesWithMarker(m).length, 1);
-  assert.deepEqual(await waitNoProcesses(m, 8000), [], "the abandoned session's agent was stopped");
+  assert.deepEqual(await waitNoProcesses(m, 10_000), [], "the abandoned session's agent was stopped");
   assert.deepEqual((await a.request("sessions/list")).sessions, []);
   assert.equal((await a.call("session/attach", { sessionId: keep })).error?.data?.code, "unknown_session");
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
