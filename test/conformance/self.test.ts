@@ -78,6 +78,12 @@ const CASES: [string, string, string, string][] = [
   ["seq-gaps", "R-SEQ-1,R-CORE-1", "R-SEQ-1", "R-CORE-1"],
   ["leak-record", "R-REC-1,R-CORE-1", "R-REC-1", "R-CORE-1"],
   ["no-handshake-deadline", "R-OPEN-2,R-CORE-1", "R-OPEN-2", "R-CORE-1"],
+  ["remote-no-auth", "R-REMOTE-2/auth-origin,R-REMOTE-8/endpoints", "R-REMOTE-2", "R-REMOTE-8"],
+  ["remote-one-tenant", "R-REMOTE-3/tenants,R-REMOTE-2/auth-origin", "R-REMOTE-3", "R-REMOTE-2"],
+  ["remote-close-on-drop", "R-REMOTE-3/turn-outlives-connection,R-REMOTE-5", "R-REMOTE-3", "R-REMOTE-5"],
+  ["remote-replay-drop", "R-REMOTE-4/attach-mid-turn,R-REMOTE-6", "R-REMOTE-4", "R-REMOTE-6"],
+  ["remote-no-settled", "R-REMOTE-5,R-REMOTE-6", "R-REMOTE-5", "R-REMOTE-6"],
+  ["remote-op-strip", "R-REMOTE-6,R-REMOTE-5", "R-REMOTE-6", "R-REMOTE-5"],
   ["drop-spec", "R-AGENT-1,R-AGENT-2", "R-AGENT-1", "R-AGENT-2"],
   ["open-record", "R-REC-2,R-REC-1", "R-REC-2", "R-REC-1"],
 ];
@@ -87,7 +93,8 @@ describe("broken implementations are caught by the requirement they break", { co
     test(`${name}: ${fails} fails, ${passes} passes`, async () => {
       const r = await conformance(["--server", broken(name), "--only", only]);
       assert.ok(r.report, `no report; output:\n${r.stdout}`);
-      assert.equal(r.code, 1, "the run must fail");
+      // A failed capability requirement is reported without failing the run (README, Tiers).
+      if (REQUIREMENTS.find((q) => q.id === fails)?.tier === "mandatory") assert.equal(r.code, 1, "the run must fail");
       assert.equal(resultOf(r.report, fails), "fail", `${fails} was not failed by ${name}:\n${r.stdout.slice(-3000)}`);
       assert.equal(resultOf(r.report, passes), "pass", `${passes} should still pass against ${name}:\n${r.stdout.slice(-3000)}`);
       assert.match(r.stdout, /wire transcript/, "a failure prints the transcript");

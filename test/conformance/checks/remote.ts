@@ -231,7 +231,7 @@ export const remoteChecks: Check[] = [
       assert.equal(settled.sessionId, sid);
       assert.equal(settled.optionId, "yes");
       assert.ok(settled.decidedBy, "permission/settled without decidedBy");
-      assert.equal(b.text(sid), "outcome:selected:yes", "the attached connection's events");
+      await b.waitFor(() => b.text(sid) === "outcome:selected:yes", 5000, "the turn's text on the attached connection");
       await a.api.sessionClose({ sessionId: sid });
     },
   },
