@@ -86,8 +86,9 @@ export const REQUIREMENTS: Requirement[] = [
   R("R-HOSTILE-3", "mandatory", "a4aa.v1 §14", "fs/* confinement holds while the agent swaps directories and symlinks concurrently; FIFOs, devices and sockets are refused; one session's file work never stalls another's."),
   R("R-HOSTILE-4", "mandatory", "a4aa.v1 §14", "A fault caused by one session's input fails that session only; a write error on the host channel is logged and shuts the sidecar down as stdin EOF does, never a live sidecar that answers nothing."),
   R("R-HOSTILE-5", "mandatory", "a4aa.v1 §14", "On the acp and rpc lanes, stdout EOF of the agent ends its turn with agent_exited and stops the agent."),
-  // §15–§17 (1.3): judged over a listener where the implementation offers one; n/a until a
-  // check covers them (the repository's own tests cover what is built: test/integration/remote).
+  // §15–§17 (1.3), capability tier. R-REMOTE-1…9 are judged over a WebSocket (checks/remote.ts;
+  // n/a when the implementation does not listen); R-REMOTE-10 is the clients' (their own
+  // tests); §16–§17 are n/a until a check covers them.
   R("R-REMOTE-1", "capability", "a4aa.v1 §15", "(1.3) serve --listen ws://…|wss://…|unix:… (repeatable): every connection is a host channel speaking the whole of a4aa.v1 with §1's limits and errors; with --listen and no --stdio, stdin is not read."),
   R("R-REMOTE-2", "capability", "a4aa.v1 §15", "(1.3) A listener beyond loopback or a unix socket requires --auth-token-file; an upgrade without a matching bearer token is 401, a foreign Origin 403; the token's name is the tenant; tokens appear in no log, transcript or metric."),
   R("R-REMOTE-3", "capability", "a4aa.v1 §15", "(1.3) Sessions belong to the sidecar and their tenant: a connection that ends detaches them (turns go on, permissions wait then fail closed); --detach-ttl closes abandoned sessions; another tenant's id is unknown_session."),
