@@ -2,7 +2,6 @@
 // real `a4aa serve --listen` on loopback behind a TCP proxy the test cuts at will.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import net from "node:net";
 import path from "node:path";
 import { writeFileSync } from "node:fs";
 import { A4aaError, TurnEnd, connect, type AgentEvent, type RemoteClient, type RemoteOptions, type StreamItem } from "../../clients/ts/index.js";
@@ -10,6 +9,7 @@ import { fakeAgentSpec, processesWithMarker, waitNoProcesses } from "../helpers/
 import { scratchDir } from "../helpers/tmp.js";
 import { remoteSetup } from "../integration/remote/setup.js";
 import { rejection } from "./helpers.js";
+import { proxyTo } from "../helpers/cut-proxy.js";
 
 const { start, marker } = remoteSetup();
 const dir = scratchDir("a4aa-ts-remote");
@@ -17,40 +17,6 @@ const cwd = dir;
 const TOKEN = "s3cret-token-for-tests";
 const tokens = path.join(dir, "tokens");
 writeFileSync(tokens, `alice:${TOKEN}\n`);
-
-/** A TCP proxy to the sidecar whose connections the test can cut (both sockets destroyed). */
-async function proxyTo(url: string) {
-  const port = Number(new URL(url).port);
-  const live = new Set<net.Socket>();
-  let accepted = 0;
-  const server = net.createServer((down) => {
-    accepted++;
-    const up = net.connect(port, "127.0.0.1");
-    for (const s of [down, up]) {
-      live.add(s);
-      s.on("error", () => undefined);
-      s.on("close", () => {
-        live.delete(s);
-        down.destroy();
-        up.destroy();
-      });
-    }
-    down.pipe(up);
-    up.pipe(down);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return {
-    url: `ws://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    accepted: () => accepted,
-    cut() {
-      for (const s of [...live]) s.destroy();
-    },
-    close() {
-      this.cut();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 async function remote(url: string, opts: RemoteOptions = {}): Promise<{ c: RemoteClient; logs: string[] }> {
   const logs: string[] = [];
