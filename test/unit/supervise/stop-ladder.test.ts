@@ -11,11 +11,24 @@ const { SidecarGuard } = await import("../../../src/supervise/guard.js");
 const { startPipe } = await import("../../../src/supervise/spawn.js");
 
 const env = () => ({ PATH: process.env.PATH!, A4AA_TEST_MARKER: newMarker() });
-const sh = (script: string) => startPipe({ program: "sh", args: ["-c", script], cwd: "/", env: env(), name: "ladder-test" });
+// The script says "armed" once its trap is set: a signal sent before that would meet sh's
+// default handler (the flake CI saw under load: ['stdin', 'SIGTERM'], no SIGKILL needed).
+const sh = async (trap: string) => {
+  const p = await startPipe({ program: "sh", args: ["-c", `${trap}; echo armed; while :; do sleep 0.05; done`], cwd: "/", env: env(), name: "ladder-test" });
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`the test script did not arm its trap in 10 s (stdout: ${JSON.stringify(seen)})`)), 10_000);
+    p.stdout.on("data", (c: Buffer) => {
+      seen += c.toString();
+      if (seen.includes("armed")) { clearTimeout(timer); resolve(); }
+    });
+  });
+  return p;
+};
 
 test("R-SUP-1: interrupt() during a close's long stdin grace sends SIGTERM at once (one ladder, the shorter grace wins)", async () => {
   // Ignores stdin EOF; ends on SIGTERM.
-  const p = await sh("trap 'exit 0' TERM; while :; do sleep 0.05; done");
+  const p = await sh("trap 'exit 0' TERM");
   const t0 = Date.now();
   const closing = p.stop({ stdinGraceMs: 20_000 });
   await new Promise((r) => setTimeout(r, 200));
@@ -28,7 +41,7 @@ test("R-SUP-1: interrupt() during a close's long stdin grace sends SIGTERM at on
 });
 
 test("R-SUP-1: a later stop() with a shorter SIGTERM grace escalates to SIGKILL sooner", async () => {
-  const p = await sh("trap '' TERM; while :; do sleep 0.05; done");
+  const p = await sh("trap '' TERM");
   const t0 = Date.now();
   const first = p.stop({ stdinGraceMs: 0, termGraceMs: 20_000 });
   await new Promise((r) => setTimeout(r, 300));
@@ -40,7 +53,7 @@ test("R-SUP-1: a later stop() with a shorter SIGTERM grace escalates to SIGKILL 
 });
 
 test("R-SUP-1: a later stop() that names no grace does not shorten the first caller's (defaults are not imposed)", async () => {
-  const p = await sh("trap '' TERM; while :; do sleep 0.05; done");
+  const p = await sh("trap '' TERM");
   const t0 = Date.now();
   const first = p.stop({ stdinGraceMs: 0, termGraceMs: 2600 });
   const r = await p.stop();
