@@ -215,6 +215,12 @@ export class TestHost {
     });
   }
 
+  /** Resolves when the sidecar's stderr matches `re`: stderr is its own pipe, so a line
+   * logged before an answer may arrive after it; asserting on `stderr` at once races. */
+  stderrMatch(re: RegExp, what = `stderr matching ${re}`, timeoutMs = 10_000): Promise<void> {
+    return this.waitFor(() => re.test(this.stderr), timeoutMs, what);
+  }
+
   /** Closes stdin (EOF) and waits for the exit status (SIGKILL after `timeoutMs`). */
   async end(timeoutMs = 20_000): Promise<number | null> {
     this.proc.stdin.end();

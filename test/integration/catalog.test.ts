@@ -129,7 +129,7 @@ test("R-AGENT-4: --registry adds an ACP registry's agents: a binary on PATH open
   assert.equal(by["my-agent"].installed, true);
   assert.deepEqual(by["npx-agent"].lanes[0], { lane: "acp", program: "npx", args: ["--yes", "@someone/acp-agent@2.0.0", "--acp"] });
   assert.equal(by.gemini.source, "builtin", "the built-in entry is kept");
-  assert.match(s.stderr, /"gemini" is already in the catalog/);
+  await s.stderrMatch(/"gemini" is already in the catalog/);
   const open = await s.ok("session/open", { agent: { id: "my-agent", set: { A4AA_TEST_MARKER: marker } } });
   assert.equal(open.spec.command.program, path.join(PATH, "my-acp-agent"));
   assert.equal(open.spec.command.env.set.MY_AGENT_MODE, "headless", "the distribution's env became set literals");

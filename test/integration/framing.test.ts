@@ -40,7 +40,7 @@ test("R-FRAME-1: stdout carries only JSON-RPC messages; logs go to stderr", asyn
     assert.equal(m.jsonrpc, "2.0", line);
   }
   // The agent's noise is logged at warn (issue 14), on stderr, never on stdout.
-  assert.match(s.stderr, /a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC/);
+  await s.stderrMatch(/a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC/);
   for (const line of s.stderr.split("\n").filter(Boolean)) assert.match(line, /^a4aa (error|warn|info|debug)( \[[^\]]+\])?: /, "stderr holds log lines only");
 });
 
@@ -70,7 +70,7 @@ test("R-FRAME-2: a line of exactly 64 MiB (+\\r) parses; one byte more is discar
   assert.equal(tooBig.error!.data.code, "frame_too_large");
   assert.equal(tooBig.error!.data.stage, "transport");
   assert.equal(next.id, "after");
-  assert.match(s.stderr, /exceeds the 67108864-byte limit/);
+  await s.stderrMatch(/exceeds the 67108864-byte limit/);
   assert.equal(await s.end(), 0);
 });
 
@@ -337,6 +337,6 @@ test("R-HOSTILE-4: a write error on the host channel is logged and shuts the sid
   const code = await s.exited;
   clearTimeout(t);
   assert.notEqual(code, null, "it exited on its own");
-  assert.match(s.stderr, /writing to the host failed \(EPIPE\)/);
+  await s.stderrMatch(/writing to the host failed \(EPIPE\)/);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });

@@ -41,7 +41,7 @@ for (const lane of ["acp", "rpc"] as const) {
     assert.match(d.detail, lane === "acp" ? /--acp/ : /codex app-server/, "says how to start the agent in its mode");
     assert.deepEqual(await waitNoProcesses(marker), [], "the agent was stopped before the answer");
     // Logged at warn (the default level), never silently dropped.
-    assert.match(s.stderr, /a4aa warn .*printed a stdout line that is not JSON-RPC.*Welcome to Banner Agent/);
+    await s.stderrMatch(/a4aa warn .*printed a stdout line that is not JSON-RPC.*Welcome to Banner Agent/);
     // Before the session exists, the lines are kept for the detail, not streamed.
     assert.equal(s.events().filter((e) => e.type === "raw").length, 0);
     assert.equal(await s.end(), 0);
@@ -118,7 +118,7 @@ test("issue 14: non-JSON stdout lines during a turn are raw events (source stdou
   await s.ok("session/prompt", { sessionId: sid, text: "noise;text:done" });
   const raw = s.events(sid).filter((e) => e.type === "raw" && e.source === "stdout");
   assert.ok(raw.length >= 1, JSON.stringify(s.events(sid)));
-  assert.match(s.stderr, /a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC .*sent as a raw event/);
+  await s.stderrMatch(/a4aa warn \[[^\]]+\]: the agent printed a stdout line that is not JSON-RPC .*sent as a raw event/);
   await s.ok("session/close", { sessionId: sid });
   assert.equal(await s.end(), 0);
 });
@@ -126,5 +126,5 @@ test("issue 14: non-JSON stdout lines during a turn are raw events (source stdou
 test("issue 14: the --handshake-timeout flag is checked", async () => {
   const { s } = setup(["--handshake-timeout", "soon"]);
   assert.equal(await s.exited, 2);
-  assert.match(s.stderr, /--handshake-timeout must be a positive number of milliseconds/);
+  await s.stderrMatch(/--handshake-timeout must be a positive number of milliseconds/);
 });

@@ -52,7 +52,7 @@ test("R-CANCEL-1: an agent that ignores cancel is settled cancelled after the gr
   assert.equal(r.result.stopReason, "cancelled");
   // The agent streams for 10 s more: the turn was settled by the grace timer, which says so.
   assert.ok(s.events(sid).length < 100, `settled after the agent's ${s.events(sid).length} of 100 chunks`);
-  assert.match(s.stderr, /did not end the cancelled turn within 300 ms/);
+  await s.stderrMatch(/did not end the cancelled turn within 300 ms/);
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
 });
@@ -66,7 +66,7 @@ test("R-CANCEL-2: a notification-form cancel is ignored with a warning on stderr
   const r = await p;
   assert.equal(r.result.stopReason, "endTurn");
   assert.equal(r.result.text, "1 2 3 4 5 6 ");
-  assert.match(s.stderr, /ignored a session\/cancel notification/);
+  await s.stderrMatch(/ignored a session\/cancel notification/);
   assert.equal(await s.end(), 0);
 });
 

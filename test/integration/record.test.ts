@@ -57,7 +57,7 @@ test("R-REC-1: a secret seeded in the spec's set and the open's env appears in n
   for (const { name, bytes } of written) {
     for (const secret of [SPEC_SECRET, OPEN_SECRET]) assert.equal(bytes.indexOf(secret), -1, `${secret} in ${name}`);
   }
-  assert.match(s.stderr, /x\/<redacted>/, "the warning was logged, redacted");
+  await s.stderrMatch(/x\/<redacted>/, "the warning was logged, redacted");
   const all = written.map((w) => w.bytes.toString()).join("\n");
   assert.match(all, /<redacted>/);
   assert.match(all, /<redacted>/);

@@ -122,7 +122,7 @@ describe("N3: no secret-bearing file outlives the sidecar", () => {
     assert.equal(existsSync(gone), false, "a gone owner's folder is swept");
     assert.equal(existsSync(live), true, "a live owner's folder stays");
     assert.equal(existsSync(foreign), true, "a name a4aa did not make stays");
-    assert.match(s.stderr, /removed 2 temporary folder\(s\) left by sidecars that are gone/);
+    await s.stderrMatch(/removed 2 temporary folder\(s\) left by sidecars that are gone/);
   });
 });
 

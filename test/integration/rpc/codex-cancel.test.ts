@@ -32,7 +32,7 @@ test("R-CANCEL-1: an interrupt that races ahead of turn/started is sent again on
   assert.equal(r.result?.stopReason, "cancelled");
   assert.ok(Date.now() - t0 < 15_000, "settled by the agent's interrupted turn, not by the grace timer");
   assert.ok(h.events(sid).filter((e) => e.type === "messageChunk").length < 50, "the turn stopped early");
-  assert.match(h.stderr, /turn\/interrupt refused .*no active turn to interrupt/, "the race was run");
+  await h.stderrMatch(/turn\/interrupt refused .*no active turn to interrupt/, "the race was run");
   await finish(h, marker);
 });
 
