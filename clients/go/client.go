@@ -23,7 +23,7 @@ type PermissionHandler func(ctx context.Context, req PermissionRequest) (Permiss
 // Options configure Start.
 type Options struct {
 	// Command runs the sidecar; when empty, SidecarCommand finds it ($A4AA_SERVE, the npm
-	// package beside the host, a4aa on PATH, npx --no-install a4aa serve).
+	// package beside the host, a4aa on PATH; never npx or a registry).
 	Command []string
 	// Env is the sidecar's environment; nil inherits this process's.
 	Env []string

@@ -2,22 +2,35 @@ package a4aa
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
-// ErrSidecarNotFound is returned by Start (and SidecarCommand) when no command was given
-// and no sidecar could be found; its text says the three ways to provide one.
-var ErrSidecarNotFound = errors.New("a4aa: cannot find the sidecar to start. Either set A4AA_SERVE to the command that " +
-	`starts it (e.g. A4AA_SERVE="node /path/to/a4aa/dist/src/cli/main.js serve") or set Options.Command; ` +
-	"or install the npm package beside this host (npm install a4aa, giving node_modules/.bin/a4aa in " +
-	"this folder or a parent); or put npx on PATH with a4aa installed where it finds it (npx --no-install a4aa serve)")
+// ErrSidecarNotFound is matched (errors.Is) by the error Start and SidecarCommand return when
+// no command was given and no sidecar could be found; that error is a *SidecarNotFoundError
+// naming every place searched and the ways to provide one.
+var ErrSidecarNotFound = errors.New("a4aa: cannot find the sidecar to start")
+
+// SidecarNotFoundError lists the places SidecarCommand looked in, in order.
+type SidecarNotFoundError struct{ Searched []string }
+
+func (e *SidecarNotFoundError) Error() string {
+	return ErrSidecarNotFound.Error() + "; looked for:\n  " + strings.Join(e.Searched, "\n  ") +
+		"\nFix: set A4AA_SERVE to the command that starts it " +
+		`(e.g. A4AA_SERVE="node /path/to/a4aa/dist/src/cli/main.js serve") or set Options.Command; ` +
+		"or install the package beside this host: in a clone of a4aa run npm pack, then in this host's folder " +
+		"npm install /path/to/a4aa-<version>.tgz (node_modules/.bin/a4aa; npm install a4aa once it is published). " +
+		"No registry is ever asked (npx is not used)"
+}
+
+func (e *SidecarNotFoundError) Is(target error) bool { return target == ErrSidecarNotFound }
 
 // SidecarCommand is the command Start runs when Options.Command is empty, in this order:
 // $A4AA_SERVE (split on whitespace), node_modules/.bin/a4aa in dir (or this process's
-// working directory) or a parent, a4aa on PATH, then npx --no-install a4aa serve.
-// env is the environment to read A4AA_SERVE and PATH from (nil: this process's).
+// working directory) or a parent, then a4aa on PATH. It never falls back to npx or any
+// registry. env is the environment to read A4AA_SERVE and PATH from (nil: this process's).
 func SidecarCommand(env []string, dir string) ([]string, error) {
 	get := os.Getenv
 	if env != nil {
@@ -33,6 +46,7 @@ func SidecarCommand(env []string, dir string) ([]string, error) {
 	if explicit := strings.Fields(get("A4AA_SERVE")); len(explicit) > 0 {
 		return explicit, nil
 	}
+	searched := []string{"$A4AA_SERVE (unset)"}
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
@@ -42,6 +56,7 @@ func SidecarCommand(env []string, dir string) ([]string, error) {
 			if isExecutable(candidate) {
 				return []string{candidate, "serve"}, nil
 			}
+			searched = append(searched, candidate)
 			if filepath.Dir(d) == d {
 				break
 			}
@@ -50,10 +65,8 @@ func SidecarCommand(env []string, dir string) ([]string, error) {
 	if p := lookPath("a4aa", get("PATH")); p != "" {
 		return []string{p, "serve"}, nil
 	}
-	if p := lookPath("npx", get("PATH")); p != "" {
-		return []string{p, "--no-install", "a4aa", "serve"}, nil
-	}
-	return nil, ErrSidecarNotFound
+	searched = append(searched, fmt.Sprintf("a4aa on PATH (%d folders)", len(filepath.SplitList(get("PATH")))))
+	return nil, &SidecarNotFoundError{Searched: searched}
 }
 
 func isExecutable(path string) bool {

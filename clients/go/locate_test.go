@@ -38,13 +38,16 @@ func TestSidecarCommandOrder(t *testing.T) {
 	if !errors.Is(err, ErrSidecarNotFound) {
 		t.Fatalf("nothing installed: err = %v", err)
 	}
-	for _, s := range []string{"A4AA_SERVE", "npm install a4aa", "npx --no-install a4aa serve"} {
+	for _, s := range []string{"A4AA_SERVE", "npm pack", filepath.Join(deep, "node_modules", ".bin", "a4aa"), filepath.Join(dir, "node_modules", ".bin", "a4aa"), "a4aa on PATH"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("the not-found error does not mention %q: %v", s, err)
 		}
 	}
-	npx := writeExe(t, filepath.Join(tools, "npx"))
-	check([]string{"PATH=" + tools}, []string{npx, "--no-install", "a4aa", "serve"})
+	// npx on PATH is never used: it would ask the registry for a package that may not be published.
+	writeExe(t, filepath.Join(tools, "npx"))
+	if got, err := SidecarCommand([]string{"PATH=" + tools}, deep); !errors.Is(err, ErrSidecarNotFound) {
+		t.Fatalf("with only npx on PATH: %v, %v; want ErrSidecarNotFound", got, err)
+	}
 	onPath := writeExe(t, filepath.Join(tools, "a4aa"))
 	check([]string{"PATH=" + tools}, []string{onPath, "serve"})
 	beside := writeExe(t, filepath.Join(dir, "host", "node_modules", ".bin", "a4aa"))

@@ -1,5 +1,5 @@
-"""The sidecar is found without PATH tricks: A4AA_SERVE, the package beside the host, PATH,
-npx; an error naming all of them when nothing is found."""
+"""The sidecar is found without PATH tricks: A4AA_SERVE, the package beside the host, PATH;
+never npx (it would ask a registry); an error naming every place searched when nothing is found."""
 
 from __future__ import annotations
 
@@ -33,19 +33,25 @@ def test_package_beside_the_host_in_a_parent_folder(tmp_path: Path) -> None:
     assert sidecar_command({"PATH": ""}, str(deep)) == [str(bin_), "serve"]
 
 
-def test_path_then_npx(tmp_path: Path) -> None:
+def test_path_and_never_npx(tmp_path: Path) -> None:
     tools = tmp_path / "tools"
-    npx = _exe(tools / "npx", "#!/bin/sh\n")
-    assert sidecar_command({"PATH": str(tools)}, str(tmp_path)) == [str(npx), "--no-install", "a4aa", "serve"]
+    _exe(tools / "npx", "#!/bin/sh\n")
+    with pytest.raises(SidecarNotFound):
+        sidecar_command({"PATH": str(tools)}, str(tmp_path))
     a4aa = _exe(tools / "a4aa", "#!/bin/sh\n")
     assert sidecar_command({"PATH": str(tools)}, str(tmp_path)) == [str(a4aa), "serve"]
 
 
-def test_nothing_found_names_all_three(tmp_path: Path) -> None:
+def test_nothing_found_names_every_place_searched(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
     with pytest.raises(SidecarNotFound) as err:
-        sidecar_command({"PATH": str(tmp_path)}, str(tmp_path))
+        sidecar_command({"PATH": str(tmp_path)}, str(deep))
     msg = str(err.value)
-    assert "A4AA_SERVE" in msg and "npm install a4aa" in msg and "npx --no-install a4aa serve" in msg
+    assert "A4AA_SERVE" in msg and "npm pack" in msg and "a4aa on PATH" in msg
+    for folder in (deep, deep.parent, tmp_path):
+        assert str(folder / "node_modules" / ".bin" / "a4aa") in msg
+    assert err.value.searched[0] == "$A4AA_SERVE (unset)"
 
 
 def test_client_starts_the_sidecar_from_a4aa_serve(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -171,7 +171,7 @@ class Client(HostMethods):
         close_timeout: float = 30.0,
     ) -> None:
         """Spawns the sidecar: `command`, else the one sidecar_command() finds ($A4AA_SERVE,
-        node_modules/.bin/a4aa here or above, a4aa on PATH, npx --no-install a4aa serve); its
+        node_modules/.bin/a4aa here or above, a4aa on PATH; never npx); its
         stderr (logs) goes to stderr (default: this process's). Lines longer than
         max_line_bytes are skipped."""
         argv: List[str] = list(command) if command else sidecar_command(env, cwd)
