@@ -60,7 +60,7 @@ export function credentialHint(spec: AgentSpec): string {
 
 /** Whether an agent's message reads like an authentication failure (401, "not logged in", …). */
 export function looksLikeAuthFailure(message: string): boolean {
-  return /\b401\b|unauthori[sz]ed|unauthenticated|not logged in|please (run \/?)?log ?in|invalid (x-)?api[ -]?key|api key (is )?(missing|invalid|not valid)|authentication (failed|required|error)|auth(entication)?_required|invalid_api_key|incorrect api key/i.test(message);
+  return /\b401\b|missing environment variable:? *`?\w*(api_key|token)\b|unauthori[sz]ed|unauthenticated|not logged in|please (run \/?)?log ?in|invalid (x-)?api[ -]?key|api key (is )?(missing|invalid|not valid)|authentication (failed|required|error)|auth(entication)?_required|invalid_api_key|incorrect api key/i.test(message);
 }
 
 /**
@@ -69,4 +69,15 @@ export function looksLikeAuthFailure(message: string): boolean {
  */
 export function authFailure(spec: AgentSpec, stage: "initialize" | "prompt", message: string, acted = false): A4aaError {
   return errors.authRequired(stage, `${message}\n${credentialHint(spec)}`, { uncertainEffect: acted });
+}
+
+/**
+ * A lane's `agent_failed` whose message reads like an authentication failure, as
+ * `auth_required` (Claude Code's "Not logged in · Please run /login" on the cli lane, codex's
+ * "Missing environment variable: `OPENAI_API_KEY`" on cli and rpc): one classification for
+ * every lane, at the turn's end. Anything else passes through unchanged.
+ */
+export function asAuthFailure(spec: AgentSpec | undefined, err: A4aaError): A4aaError {
+  if (!spec || err.code !== "agent_failed" || !looksLikeAuthFailure(err.detail ?? "")) return err;
+  return authFailure(spec, err.stage === "initialize" ? "initialize" : "prompt", err.detail ?? "", err.uncertainEffect);
 }

@@ -13,6 +13,7 @@ import { promptContent } from "../lanes/prompt-content.js";
 import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
+import { asAuthFailure } from "../lanes/credential-hints.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";
@@ -70,6 +71,9 @@ export class Session {
   /** Tool calls the host has seen announced (insertion order, so the oldest go first). */
   private readonly announced = new Set<string>();
 
+  /** The spec the lane was opened with (for the words of an auth failure). */
+  private spec: AgentSpec | undefined;
+
   constructor(private readonly o: SessionOptions) {
     this.id = o.id;
     this.logger = o.logger;
@@ -93,6 +97,7 @@ export class Session {
    * then the open fails with session_closed.
    */
   async open(driver: AnyLaneDriver, setup: LaneSetup): Promise<LaneSession> {
+    this.spec = setup.spec;
     const ctx: LaneContext<AgentSpec> = {
       ...setup,
       sessionId: this.id,
@@ -213,7 +218,7 @@ export class Session {
           this.logger.debug(`turn ended after cancel with ${(err as Error)?.message ?? err}; reported as cancelled`, this.id);
           turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
         } else {
-          turn.settle({ error: err instanceof A4aaError ? err : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
+          turn.settle({ error: err instanceof A4aaError ? asAuthFailure(this.spec, err) : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
         }
       },
     );

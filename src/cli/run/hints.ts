@@ -1,6 +1,7 @@
 // A failed call in words for a person, with the fix when a4aa knows one, keyed by the a4aa
 // error code (`error.data.code`) the sidecar sent.
-import { A4aaError } from "../../../clients/ts/index.js";
+import { A4aaError, type AgentCredential } from "../../../clients/ts/index.js";
+import { UnknownAgentId } from "./session.js";
 import type { ErrorCode } from "../../../generated/ts/types.js";
 
 // `unknown_agent` comes with the agents catalog (protocol 1.2).
@@ -28,7 +29,27 @@ export interface ErrorWords {
   hint?: string;
 }
 
-export function describeError(err: unknown): ErrorWords {
+/** The words of a credential error in `a4aa run`'s own terms: the variables the agent's
+ * catalog entry declares, which run passes from this shell. */
+export function credentialHint(credentials: readonly AgentCredential[]): string | undefined {
+  const names = credentials.filter((c) => c.required).map((c) => c.name);
+  if (!names.length) return undefined;
+  const list = names.join(" or ");
+  return `set the agent's key in this shell: export ${names[0]}=… (a4aa run passes ${list} to the agent), or give --env ${names[0]}=VALUE; or sign in by running the agent once on its own and keep that HOME`;
+}
+
+export function describeError(err: unknown, credentials: readonly AgentCredential[] = []): ErrorWords {
+  if (err instanceof UnknownAgentId) return { message: err.message, code: "unknown_agent", hint: HINTS.unknown_agent };
+  const words = describeRaw(err);
+  if (words.code === "auth_required") {
+    // The sidecar's detail ends with a hint for hosts (spec fields); a person gets run's own.
+    words.message = words.message.split("\nThe agent's environment is only")[0]!;
+    words.hint = credentialHint(credentials) ?? words.hint;
+  }
+  return words;
+}
+
+function describeRaw(err: unknown): ErrorWords {
   if (err instanceof A4aaError) {
     const code = err.code || String(err.rpcCode);
     return { message: err.message, code, hint: HINTS[code as keyof typeof HINTS] };

@@ -9,7 +9,7 @@ import { AttachError, attachment, describeAttachment } from "./attachments.js";
 import { McpConfigError, readMcpConfig } from "./mcp-config.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
-                [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME=VALUE]…
+                [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME[=VALUE]]…
                 [--attach FILE]… [--mcp-config FILE|JSON]… [--json] [--no-color] [PROMPT…]
 
 A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
@@ -25,7 +25,10 @@ interactive session. Without --agent or --spec it runs the bundled example agent
                       the session's model, mode and reasoning effort
   --cwd DIR           the agent's working directory (default: here)
   --resume ID         continue the agent's own session ID (printed when a session ends)
-  --env NAME=VALUE    a variable for the agent (repeatable), e.g. an API key
+  --env NAME[=VALUE]  a variable for the agent (repeatable); NAME alone takes its value
+                      from this shell (kept out of 'ps'). A catalog agent's declared
+                      credential variables (its API key, its base URL) are passed from this
+                      shell without --env ('a4aa agents' lists them)
   --attach FILE       send FILE with the (first) prompt (repeatable): a png, jpeg, gif or
                       webp image, or a text file's contents
   --mcp-config F|JSON MCP servers for the agent (repeatable): [{"name", "command", …}] or
@@ -151,8 +154,14 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
   const env: Record<string, string> = {};
   for (const kv of (flags.env as string[] | undefined) ?? []) {
     const eq = kv.indexOf("=");
-    if (eq <= 0) throw new UsageError(`--env wants NAME=VALUE, not ${JSON.stringify(kv)}`, HELP_CMD);
-    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    if (eq === 0 || (eq < 0 && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(kv))) throw new UsageError(`--env wants NAME=VALUE or NAME (its value from this shell), not ${JSON.stringify(kv)}`, HELP_CMD);
+    if (eq > 0) env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    else {
+      // --env NAME: the value stays out of argv (and `ps`), read from this shell's environment.
+      const v = process.env[kv];
+      if (v === undefined) throw new UsageError(`--env ${kv}: ${kv} is not set in this shell; export ${kv}=… first, or give --env ${kv}=VALUE`, HELP_CMD);
+      env[kv] = v;
+    }
   }
   const mcpServers = ((flags["mcp-config"] as string[] | undefined) ?? []).flatMap((v) => {
     try {

@@ -53,7 +53,7 @@ async function jsonRun(o: RunOptions, prompt: string): Promise<number> {
     line({ sessionId: open.sessionId, outcome });
     code = exitFor(outcome);
   } catch (e) {
-    const d = describeError(e);
+    const d = describeError(e, session.credentials);
     const data = e instanceof A4aaError ? (e.data as object | undefined) : undefined;
     line({ ...(session.sessionId ? { sessionId: session.sessionId } : {}), error: { message: d.message, code: d.code, ...(data ? { data } : {}), ...(d.hint ? { hint: d.hint } : {}) } });
     process.stderr.write(`a4aa run: ${d.message}\n${d.hint ? `fix: ${d.hint}\n` : ""}`);

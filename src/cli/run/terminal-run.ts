@@ -89,9 +89,10 @@ export class TerminalRun {
     } catch (e) {
       // Before protocol 1.2 the sidecar knows no catalog: `agent` is an unknown field there.
       const noCatalog = "agent" in this.o.target && describeError(e).code === "invalid_params" && /"spec"|agent/.test(String((e as Error).message));
-      this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : undefined);
+      this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : describeError(e, this.session.credentials).hint);
       this.screen.pause();
-      process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      // The reason again on stderr for scripts, unless both go to the same terminal (printed twice).
+      if (!sameTerminal()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return false;
     }
   }
@@ -143,8 +144,7 @@ export class TerminalRun {
   private goodbye(): void {
     const open = this.session.open;
     const native = this.r.nativeSessionId;
-    const how = "agent" in this.o.target ? ` --agent ${this.o.target.agent.id}` : this.o.label === "example agent" ? "" : " --spec …";
-    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${how} --resume ${native}`);
+    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${resumeFlags(this.o, process.cwd())} --resume ${native}`);
     else this.r.note("session ended");
     this.screen.flush();
   }
@@ -224,10 +224,10 @@ export class TerminalRun {
       this.lastExit = exitFor(outcome);
       return outcome.stopReason === "cancelled" ? "cancelled" : "done";
     } catch (e) {
-      this.r.failed(e, "the turn");
+      this.r.failed(e, "the turn", describeError(e, this.session.credentials).hint);
       const code = describeError(e).code;
       // A one-shot run's error also goes to stderr (the exit status's reason, for scripts).
-      if (!this.interactiveMode) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      if (!this.interactiveMode && !sameTerminal()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return (ERROR_CODES as Partial<Record<string, ErrorCodeInfo>>)[code]?.endsSession ? "fatal" : "error";
     } finally {
       this.typedAhead = this.keys?.stop() ?? "";
@@ -343,4 +343,19 @@ export class TerminalRun {
         return "prompt";
     }
   }
+}
+
+/** The flags that reopen the same agent in the same place: the agent, its lane, --cwd when it
+ * is not the shell's, and --env by name only (a value would land in the shell's history). */
+export function resumeFlags(o: RunOptions, shellCwd: string): string {
+  const q = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+  let how = "agent" in o.target ? ` --agent ${q(o.target.agent.id)}${o.target.agent.lane ? ` --lane ${o.target.agent.lane}` : ""}` : o.label === "example agent" ? "" : " --spec …";
+  if (o.cwd !== shellCwd) how += ` --cwd ${q(o.cwd)}`;
+  for (const name of Object.keys(o.env)) how += ` --env ${name}`;
+  return how;
+}
+
+/** stdout and stderr are both a terminal: what the screen shows, the person has read. */
+function sameTerminal(): boolean {
+  return !!process.stdout.isTTY && !!process.stderr.isTTY;
 }

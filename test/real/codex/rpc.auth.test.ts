@@ -19,3 +19,33 @@ test("issue 14: a 401 from the model API fails the turn auth_required, naming OP
   console.log(`codex 401: ${d.detail}`);
   await finish(r);
 });
+
+test("issue 29: no OPENAI_API_KEY at all: codex app-server's 'Missing environment variable' fails the turn auth_required, the model never asked", { skip }, async () => {
+  const r = await startCodex([reply.text("never sent")]);
+  if (r.spec.command.env.policy === "sanitized") delete r.spec.command.env.set?.OPENAI_API_KEY;
+  const sid = await r.open();
+  const res = await r.h.call("session/prompt", { sessionId: sid, text: "hello" });
+  const d = res.error?.data;
+  assert.equal(d?.code, "auth_required", JSON.stringify(res).slice(0, 2000));
+  assert.match(d.detail, /OPENAI_API_KEY/);
+  assert.equal(r.mock.mainRequests().length, 0, "the model API was never asked");
+  console.log(`codex app-server without a key: ${d.detail}`);
+  await finish(r);
+});
+
+test("issue 29: no OPENAI_API_KEY at all: `codex exec` (cli lane) fails the turn auth_required too", { skip }, async () => {
+  const r = await startCodex([reply.text("never sent")]);
+  const command = r.run.command();
+  if (command.env.policy === "sanitized") {
+    command.env.set = { ...command.env.set, A4AA_TEST_MARKER: r.marker };
+    delete command.env.set.OPENAI_API_KEY;
+  }
+  const sid = await r.h.open({ id: "codex", lane: "cli", driver: "codex", command }, { cwd: r.run.cwd });
+  const res = await r.h.call("session/prompt", { sessionId: sid, text: "hello" });
+  const d = res.error?.data;
+  assert.equal(d?.code, "auth_required", JSON.stringify(res).slice(0, 2000));
+  assert.match(d.detail, /OPENAI_API_KEY/);
+  assert.equal(r.mock.mainRequests().length, 0, "the model API was never asked");
+  console.log(`codex exec without a key: ${d.detail}`);
+  await finish(r);
+});
