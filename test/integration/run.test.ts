@@ -168,3 +168,12 @@ test("--mode, --model and --effort reach the agent as the session's options", as
   assert.equal(r.exitCode, 0, r.stderr);
   assert.match(r.stdout, /In plan mode I ran nothing\. You asked: "do it" \(model example-large, effort high\)\./);
 });
+
+test("an unknown --agent id fails at once with the ids that look like it (did you mean)", async () => {
+  const t0 = Date.now();
+  const r = await run(["--agent", "claude", "hi"]);
+  assert.equal(r.exitCode, 1, r.stderr);
+  assert.match(`${r.stdout}\n${r.stderr}`, /there is no agent "claude" in the catalog; did you mean .*--agent claude-code/);
+  assert.match(`${r.stdout}\n${r.stderr}`, /a4aa agents/);
+  assert.ok(Date.now() - t0 < 30_000);
+});
