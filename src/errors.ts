@@ -35,6 +35,7 @@ export class A4aaError extends Error {
   readonly retryable: boolean;
   readonly uncertainEffect: boolean;
   readonly detail?: string;
+  readonly extra?: ErrorOptions["extra"];
 
   constructor(code: ErrorCode, stage: ErrorStage, detail?: string, opts: ErrorOptions = {}) {
     const { message } = ERROR_CODES[code];
@@ -45,6 +46,7 @@ export class A4aaError extends Error {
     this.detail = detail;
     this.retryable = opts.retryable ?? ERROR_CODES[code].retryable;
     this.uncertainEffect = opts.uncertainEffect ?? false;
+    if (opts.extra) this.extra = opts.extra;
   }
 
   get rpcCode(): number {
@@ -59,7 +61,7 @@ export class A4aaError extends Error {
       uncertainEffect: this.uncertainEffect,
     };
     if (this.detail !== undefined) data.detail = this.detail;
-    return data;
+    return this.extra ? { ...data, ...this.extra } : data;
   }
 
   toRpcError(): Required<RpcErrorObject<ErrorData>> {

@@ -59,6 +59,10 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeOperationConflict:   {RPCCode: -32000, Message: "Operation conflict", Retryable: false, EndsSession: false},
 	ErrorCodeDraining:            {RPCCode: -32000, Message: "Draining", Retryable: true, EndsSession: false},
 	ErrorCodeAtCapacity:          {RPCCode: -32000, Message: "At capacity", Retryable: true, EndsSession: false},
+	ErrorCodeRateLimited:         {RPCCode: -32000, Message: "Rate limited", Retryable: true, EndsSession: false},
+	ErrorCodeQuotaExhausted:      {RPCCode: -32000, Message: "Quota exhausted", Retryable: false, EndsSession: false},
+	ErrorCodeOverloaded:          {RPCCode: -32000, Message: "Overloaded", Retryable: true, EndsSession: false},
+	ErrorCodeBudgetExceeded:      {RPCCode: -32000, Message: "Budget exceeded", Retryable: false, EndsSession: false},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -203,4 +207,24 @@ func NewDrainingError(stage ErrorStage, detail string) *Error {
 // NewAtCapacityError makes the `at_capacity`: JSON-RPC -32000 "At capacity", retryable.
 func NewAtCapacityError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeAtCapacity, stage, detail)
+}
+
+// NewRateLimitedError makes the `rate_limited`: JSON-RPC -32000 "Rate limited", retryable.
+func NewRateLimitedError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeRateLimited, stage, detail)
+}
+
+// NewQuotaExhaustedError makes the `quota_exhausted`: JSON-RPC -32000 "Quota exhausted".
+func NewQuotaExhaustedError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeQuotaExhausted, stage, detail)
+}
+
+// NewOverloadedError makes the `overloaded`: JSON-RPC -32000 "Overloaded", retryable.
+func NewOverloadedError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeOverloaded, stage, detail)
+}
+
+// NewBudgetExceededError makes the `budget_exceeded`: JSON-RPC -32000 "Budget exceeded".
+func NewBudgetExceededError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeBudgetExceeded, stage, detail)
 }

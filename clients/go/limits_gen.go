@@ -201,6 +201,12 @@ const MinUsageCostUsd = 0
 // MinToolCallLocationLine is the minimum of ToolCallLocation.line.
 const MinToolCallLocationLine = 0
 
+// MinErrorDataRetryAfterMs is the minimum of ErrorData.retryAfterMs.
+const MinErrorDataRetryAfterMs = 0
+
+// MinLengthErrorDataResetAt is the minLength of ErrorData.resetAt.
+const MinLengthErrorDataResetAt = 1
+
 // DefaultServeLimitsMaxAgentProcesses is the default of ServeLimits.maxAgentProcesses.
 const DefaultServeLimitsMaxAgentProcesses = 256
 
@@ -242,6 +248,21 @@ const MinSessionSummaryAttached = 0
 
 // MinSessionSummaryLastSeq is the minimum of SessionSummary.lastSeq.
 const MinSessionSummaryLastSeq = 0
+
+// MinBudgetMaxTurnMs is the minimum of Budget.maxTurnMs.
+const MinBudgetMaxTurnMs = 1
+
+// MinBudgetMaxTokens is the minimum of Budget.maxTokens.
+const MinBudgetMaxTokens = 1
+
+// MinBudgetMaxCostUsd is the minimum of Budget.maxCostUsd.
+const MinBudgetMaxCostUsd = 0
+
+// MinBudgetOverrunLimit is the minimum of BudgetOverrun.limit.
+const MinBudgetOverrunLimit = 0
+
+// MinBudgetOverrunReached is the minimum of BudgetOverrun.reached.
+const MinBudgetOverrunReached = 0
 
 // MinLengthSessionOpenParamsCwd is the minLength of SessionOpenParams.cwd.
 const MinLengthSessionOpenParamsCwd = 1

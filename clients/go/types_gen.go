@@ -3970,6 +3970,81 @@ func DecodeMcpServer(data []byte) (McpServer, error) {
 	return decodeMcpServer(data)
 }
 
+// Budget: (1.3) R-BUDGET-1: limits a4aa enforces whatever the agent. A turn that passes
+// `maxTurnMs`, or makes the session's tokens or cost pass `maxTokens` / `maxCostUsd` (as the agent
+// reports them in `usage` events during the turn), is cancelled as `session/cancel` does and the
+// prompt fails `budget_exceeded` (`data.budget` names it). A session whose token or cost budget is
+// spent refuses further prompts with the same error. Where an agent reports usage only at the
+// turn's end, that turn finishes and the next prompt is refused. Tokens count `totalTokens`, else
+// `inputTokens + outputTokens`.
+type Budget struct {
+	// Wall time of one turn, from `session/prompt` to its end.
+	MaxTurnMs *int64 `json:"maxTurnMs,omitempty"`
+
+	// Tokens of the whole session.
+	MaxTokens *int64 `json:"maxTokens,omitempty"`
+
+	// Cost of the whole session, in US dollars, as the agent reports it.
+	MaxCostUSD *float64 `json:"maxCostUsd,omitempty"`
+}
+
+func decodeBudget(raw json.RawMessage) (Budget, error) {
+	m, err := objectOf(raw, "Budget")
+	if err != nil {
+		return Budget{}, err
+	}
+	return decodeBudgetFields(m)
+}
+
+func decodeBudgetFields(m map[string]json.RawMessage) (Budget, error) {
+	var v Budget
+	var err error
+	if raw, ok := m["maxTurnMs"]; ok {
+		if v.MaxTurnMs, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("Budget", "maxTurnMs", err)
+		}
+	}
+	if raw, ok := m["maxTokens"]; ok {
+		if v.MaxTokens, err = ptrOf(decIntMin(1))(raw); err != nil {
+			return v, fieldError("Budget", "maxTokens", err)
+		}
+	}
+	if raw, ok := m["maxCostUsd"]; ok {
+		if v.MaxCostUSD, err = ptrOf(decFloatMin(0))(raw); err != nil {
+			return v, fieldError("Budget", "maxCostUsd", err)
+		}
+	}
+	if err := rejectUnknown(m, "Budget", "maxTurnMs", "maxTokens", "maxCostUsd"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes Budget strictly: required fields, types, consts and unknown fields are checked.
+func (v *Budget) UnmarshalJSON(data []byte) error {
+	r, err := decodeBudget(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v Budget) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.MaxTurnMs != nil {
+		w.field("maxTurnMs", v.MaxTurnMs)
+	}
+	if v.MaxTokens != nil {
+		w.field("maxTokens", v.MaxTokens)
+	}
+	if v.MaxCostUSD != nil {
+		w.field("maxCostUsd", v.MaxCostUSD)
+	}
+	return w.bytes()
+}
+
 // SessionOptions: Selectors for the session. A lane rejects a selector it cannot honour with
 // `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
 // offers.
@@ -3991,6 +4066,8 @@ type SessionOptions struct {
 	// acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the
 	// same name.
 	MCPServers []McpServer `json:"mcpServers,omitempty"`
+
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 func decodeSessionOptions(raw json.RawMessage) (SessionOptions, error) {
@@ -4029,7 +4106,12 @@ func decodeSessionOptionsFields(m map[string]json.RawMessage) (SessionOptions, e
 			return v, fieldError("SessionOptions", "mcpServers", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers"); err != nil {
+	if raw, ok := m["budget"]; ok {
+		if v.Budget, err = ptrOf(decodeBudget)(raw); err != nil {
+			return v, fieldError("SessionOptions", "budget", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers", "budget"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -4062,6 +4144,9 @@ func (v SessionOptions) MarshalJSON() ([]byte, error) {
 	}
 	if v.MCPServers != nil {
 		w.field("mcpServers", v.MCPServers)
+	}
+	if v.Budget != nil {
+		w.field("budget", v.Budget)
 	}
 	return w.bytes()
 }
@@ -6481,11 +6566,15 @@ const ErrorCodeHistoryTruncated ErrorCode = "history_truncated"
 const ErrorCodeOperationConflict ErrorCode = "operation_conflict"
 const ErrorCodeDraining ErrorCode = "draining"
 const ErrorCodeAtCapacity ErrorCode = "at_capacity"
+const ErrorCodeRateLimited ErrorCode = "rate_limited"
+const ErrorCodeQuotaExhausted ErrorCode = "quota_exhausted"
+const ErrorCodeOverloaded ErrorCode = "overloaded"
+const ErrorCodeBudgetExceeded ErrorCode = "budget_exceeded"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeHistoryTruncated, ErrorCodeOperationConflict, ErrorCodeDraining, ErrorCodeAtCapacity:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeHistoryTruncated, ErrorCodeOperationConflict, ErrorCodeDraining, ErrorCodeAtCapacity, ErrorCodeRateLimited, ErrorCodeQuotaExhausted, ErrorCodeOverloaded, ErrorCodeBudgetExceeded:
 		return true
 	}
 	return false
@@ -6550,6 +6639,110 @@ func (v *ErrorStage) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// BudgetOverrunName: one of a fixed set of strings.
+type BudgetOverrunName string
+
+const BudgetOverrunNameMaxTurnMs BudgetOverrunName = "maxTurnMs"
+const BudgetOverrunNameMaxTokens BudgetOverrunName = "maxTokens"
+const BudgetOverrunNameMaxCostUsd BudgetOverrunName = "maxCostUsd"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v BudgetOverrunName) Valid() bool {
+	switch v {
+	case BudgetOverrunNameMaxTurnMs, BudgetOverrunNameMaxTokens, BudgetOverrunNameMaxCostUsd:
+		return true
+	}
+	return false
+}
+
+func decodeBudgetOverrunName(raw json.RawMessage) (BudgetOverrunName, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !BudgetOverrunName(s).Valid() {
+		return "", enumError("BudgetOverrunName", s)
+	}
+	return BudgetOverrunName(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *BudgetOverrunName) UnmarshalJSON(data []byte) error {
+	r, err := decodeBudgetOverrunName(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// BudgetOverrun: (1.3) A budget of `options.budget` and what the session reached.
+type BudgetOverrun struct {
+	Name BudgetOverrunName `json:"name"`
+
+	Limit float64 `json:"limit"`
+
+	// The figure reached: the turn's milliseconds, or the session's tokens or cost so far.
+	Reached float64 `json:"reached"`
+}
+
+func decodeBudgetOverrun(raw json.RawMessage) (BudgetOverrun, error) {
+	m, err := objectOf(raw, "BudgetOverrun")
+	if err != nil {
+		return BudgetOverrun{}, err
+	}
+	return decodeBudgetOverrunFields(m)
+}
+
+func decodeBudgetOverrunFields(m map[string]json.RawMessage) (BudgetOverrun, error) {
+	var v BudgetOverrun
+	var err error
+	if raw, ok := m["name"]; ok {
+		if v.Name, err = decodeBudgetOverrunName(raw); err != nil {
+			return v, fieldError("BudgetOverrun", "name", err)
+		}
+	} else {
+		return v, missingField("BudgetOverrun", "name")
+	}
+	if raw, ok := m["limit"]; ok {
+		if v.Limit, err = decFloatMin(0)(raw); err != nil {
+			return v, fieldError("BudgetOverrun", "limit", err)
+		}
+	} else {
+		return v, missingField("BudgetOverrun", "limit")
+	}
+	if raw, ok := m["reached"]; ok {
+		if v.Reached, err = decFloatMin(0)(raw); err != nil {
+			return v, fieldError("BudgetOverrun", "reached", err)
+		}
+	} else {
+		return v, missingField("BudgetOverrun", "reached")
+	}
+	if err := rejectUnknown(m, "BudgetOverrun", "name", "limit", "reached"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes BudgetOverrun strictly: required fields, types, consts and unknown fields are checked.
+func (v *BudgetOverrun) UnmarshalJSON(data []byte) error {
+	r, err := decodeBudgetOverrun(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v BudgetOverrun) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("name", v.Name)
+	w.field("limit", v.Limit)
+	w.field("reached", v.Reached)
+	return w.bytes()
+}
+
 // ErrorData: The `data` of every a4aa error response.
 type ErrorData struct {
 	Code ErrorCode `json:"code"`
@@ -6565,6 +6758,19 @@ type ErrorData struct {
 
 	// For a person: the validator's messages, the agent's error message, its stderr tail.
 	Detail *string `json:"detail,omitempty"`
+
+	// (1.3) `rate_limited`, `overloaded`, `quota_exhausted`: how long to wait before trying again,
+	// when the agent or its model API said it (a `Retry-After`, "retry in 4.2s"). Absent when nobody
+	// said: never guessed.
+	RetryAfterMs *int64 `json:"retryAfterMs,omitempty"`
+
+	// (1.3) `quota_exhausted`, `rate_limited`: when the quota or window resets (RFC 3339), when the
+	// agent or its model API said it.
+	ResetAt *string `json:"resetAt,omitempty"`
+
+	// (1.3) `budget_exceeded`: which budget of `options.budget` was passed, its limit and the figure
+	// reached.
+	Budget *BudgetOverrun `json:"budget,omitempty"`
 
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -6614,7 +6820,22 @@ func decodeErrorDataFields(m map[string]json.RawMessage) (ErrorData, error) {
 			return v, fieldError("ErrorData", "detail", err)
 		}
 	}
-	v.Extra = extraFields(m, "code", "stage", "retryable", "uncertainEffect", "detail")
+	if raw, ok := m["retryAfterMs"]; ok {
+		if v.RetryAfterMs, err = ptrOf(decIntMin(0))(raw); err != nil {
+			return v, fieldError("ErrorData", "retryAfterMs", err)
+		}
+	}
+	if raw, ok := m["resetAt"]; ok {
+		if v.ResetAt, err = ptrOf(decStringMin(1))(raw); err != nil {
+			return v, fieldError("ErrorData", "resetAt", err)
+		}
+	}
+	if raw, ok := m["budget"]; ok {
+		if v.Budget, err = ptrOf(decodeBudgetOverrun)(raw); err != nil {
+			return v, fieldError("ErrorData", "budget", err)
+		}
+	}
+	v.Extra = extraFields(m, "code", "stage", "retryable", "uncertainEffect", "detail", "retryAfterMs", "resetAt", "budget")
 	return v, nil
 }
 
@@ -6637,6 +6858,15 @@ func (v ErrorData) MarshalJSON() ([]byte, error) {
 	w.field("uncertainEffect", v.UncertainEffect)
 	if v.Detail != nil {
 		w.field("detail", v.Detail)
+	}
+	if v.RetryAfterMs != nil {
+		w.field("retryAfterMs", v.RetryAfterMs)
+	}
+	if v.ResetAt != nil {
+		w.field("resetAt", v.ResetAt)
+	}
+	if v.Budget != nil {
+		w.field("budget", v.Budget)
 	}
 	w.extra(v.Extra)
 	return w.bytes()
@@ -8306,6 +8536,10 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeSessionSummary(data)
 	case "SessionsListResult":
 		return decodeSessionsListResult(data)
+	case "Budget":
+		return decodeBudget(data)
+	case "BudgetOverrun":
+		return decodeBudgetOverrun(data)
 	case "PingParams":
 		return decodePingParams(data)
 	case "RpcDiscoverParams":

@@ -30,7 +30,7 @@ export function tsErrors(model: ProtocolModel): string {
     .map((c) => `    /** ${summary(c)} */\n    ${camel(c.code)}: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make(${lit(c.code)}, stage, detail, opts),`)
     .join("\n");
   return `${header(model, "//")}
-import type { ErrorCode, ErrorStage } from "./types.js";
+import type { ErrorCode, ErrorData, ErrorStage } from "./types.js";
 
 /** The JSON-RPC error codes the sidecar answers with (components.errors). */
 export const RpcErrorCode = {
@@ -56,6 +56,8 @@ ${table}
 export interface ErrorOptions {
   retryable?: boolean;
   uncertainEffect?: boolean;
+  /** The rest of ErrorData a failure can carry (retryAfterMs, resetAt, budget, …). */
+  extra?: Omit<ErrorData, "code" | "stage" | "retryable" | "uncertainEffect" | "detail">;
 }
 
 export type ErrorMaker<E> = (code: ErrorCode, stage: ErrorStage, detail?: string, opts?: ErrorOptions) => E;

@@ -196,7 +196,11 @@ export type ErrorCode =
   | "history_truncated"
   | "operation_conflict"
   | "draining"
-  | "at_capacity";
+  | "at_capacity"
+  | "rate_limited"
+  | "quota_exhausted"
+  | "overloaded"
+  | "budget_exceeded";
 /**
  * Where it went wrong.
  */
@@ -310,6 +314,8 @@ export interface A4AaProtocolTypes {
   SessionLifecycle?: SessionLifecycle;
   SessionSummary?: SessionSummary;
   SessionsListResult?: SessionsListResult;
+  Budget?: Budget;
+  BudgetOverrun?: BudgetOverrun;
   PingParams?: PingParams;
   RpcDiscoverParams?: RpcDiscoverParams;
   SessionOpenParams?: SessionOpenParams;
@@ -707,6 +713,7 @@ export interface SessionOptions {
    * (1.2) MCP servers that give the agent tools, on every lane, in the agent's own form (ACP `session/new` / `session/load`, `--mcp-config`, config overrides, a per-session settings file). A lane whose agent has no way to take them, or not of this transport (`capabilities.mcp`), refuses them with `unsupported_selector` before anything is spawned. Names are unique. On the acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the same name.
    */
   mcpServers?: McpServer[];
+  budget?: Budget;
 }
 /**
  * (1.2) An MCP server the agent starts as a child process and speaks to on its stdin/stdout. It gets exactly the `env` literals (names and values checked like `EnvSet`'s) and nothing of the sidecar's environment; agents that always add their own environment are noted in the README. Values are redacted from logs and transcripts.
@@ -742,6 +749,23 @@ export interface McpHttpServer {
   headers?: {
     [k: string]: string | undefined;
   };
+}
+/**
+ * (1.3) R-BUDGET-1: limits a4aa enforces whatever the agent. A turn that passes `maxTurnMs`, or makes the session's tokens or cost pass `maxTokens` / `maxCostUsd` (as the agent reports them in `usage` events during the turn), is cancelled as `session/cancel` does and the prompt fails `budget_exceeded` (`data.budget` names it). A session whose token or cost budget is spent refuses further prompts with the same error. Where an agent reports usage only at the turn's end, that turn finishes and the next prompt is refused. Tokens count `totalTokens`, else `inputTokens + outputTokens`.
+ */
+export interface Budget {
+  /**
+   * Wall time of one turn, from `session/prompt` to its end.
+   */
+  maxTurnMs?: number;
+  /**
+   * Tokens of the whole session.
+   */
+  maxTokens?: number;
+  /**
+   * Cost of the whole session, in US dollars, as the agent reports it.
+   */
+  maxCostUsd?: number;
 }
 /**
  * (1.2) Text.
@@ -1071,6 +1095,26 @@ export interface ErrorData {
    * For a person: the validator's messages, the agent's error message, its stderr tail.
    */
   detail?: string;
+  /**
+   * (1.3) `rate_limited`, `overloaded`, `quota_exhausted`: how long to wait before trying again, when the agent or its model API said it (a `Retry-After`, "retry in 4.2s"). Absent when nobody said: never guessed.
+   */
+  retryAfterMs?: number;
+  /**
+   * (1.3) `quota_exhausted`, `rate_limited`: when the quota or window resets (RFC 3339), when the agent or its model API said it.
+   */
+  resetAt?: string;
+  budget?: BudgetOverrun;
+}
+/**
+ * (1.3) A budget of `options.budget` and what the session reached.
+ */
+export interface BudgetOverrun {
+  name: "maxTurnMs" | "maxTokens" | "maxCostUsd";
+  limit: number;
+  /**
+   * The figure reached: the turn's milliseconds, or the session's tokens or cost so far.
+   */
+  reached: number;
 }
 /**
  * Bounds of `a4aa serve`, set by its flags (not sent on the wire). Beyond a bound the request is refused `at_capacity` (retryable), its `detail` naming the bound.

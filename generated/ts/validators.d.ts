@@ -109,6 +109,8 @@ export declare const validateAttachResult: Validator<T.AttachResult>;
 export declare const validateSessionLifecycle: Validator<T.SessionLifecycle>;
 export declare const validateSessionSummary: Validator<T.SessionSummary>;
 export declare const validateSessionsListResult: Validator<T.SessionsListResult>;
+export declare const validateBudget: Validator<T.Budget>;
+export declare const validateBudgetOverrun: Validator<T.BudgetOverrun>;
 export declare const validatePingParams: Validator<T.PingParams>;
 export declare const validateRpcDiscoverParams: Validator<T.RpcDiscoverParams>;
 export declare const validateSessionOpenParams: Validator<T.SessionOpenParams>;

@@ -203,6 +203,7 @@ export class SessionManager implements SessionService {
       permission,
       permissionTimeoutMs: this.o.permissionTimeoutMs,
       tap: transcript,
+      ...(params.options?.budget ? { budget: params.options.budget } : {}),
     });
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.

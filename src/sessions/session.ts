@@ -2,7 +2,7 @@
 // agent crashed: good only for close). The rules every lane shares live here: one turn
 // at a time, cancel settles as `cancelled` whatever the agent answers, close waits for
 // the opening and ends the turn, then the process tree, before it answers.
-import type { AgentEvent, AgentSpec, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
+import type { AgentEvent, AgentSpec, Budget, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError, errors } from "../errors.js";
 import { Journal } from "../journal/journal.js";
 import { waitAtMost } from "../supervise/deadline.js";
@@ -13,7 +13,9 @@ import { promptContent } from "../lanes/prompt-content.js";
 import { appendBounded } from "./bounded-text.js";
 import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
+import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
+import { SessionBudget } from "./budget.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";
@@ -37,6 +39,9 @@ interface Turn {
   settle: (r: { outcome?: TurnOutcome; error?: A4aaError }) => void;
   done: Promise<void>;
   graceTimer?: NodeJS.Timeout;
+  /** R-BUDGET-1: the turn passed a budget and was cancelled for it; it ends with this error. */
+  overrun?: A4aaError;
+  budgetTimer?: NodeJS.Timeout;
 }
 
 export interface SessionOptions {
@@ -50,6 +55,8 @@ export interface SessionOptions {
   permissionTimeoutMs?: number;
   /** Sees every process the session's lane starts (the recorder's agent side). */
   tap?: ProcessTap;
+  /** R-BUDGET-1: `options.budget`. */
+  budget?: Budget;
 }
 
 /** What a lane is handed besides what the session itself provides. */
@@ -74,7 +81,10 @@ export class Session {
   /** The spec the lane was opened with (for the words of an auth failure). */
   private spec: AgentSpec | undefined;
 
+  private readonly budget: SessionBudget | undefined;
+
   constructor(private readonly o: SessionOptions) {
+    this.budget = o.budget ? new SessionBudget(o.budget) : undefined;
     this.id = o.id;
     this.logger = o.logger;
     this.broker = new PermissionBroker({
@@ -148,6 +158,18 @@ export class Session {
       turn.text = appendBounded(turn.text, event.text);
     }
     this.o.host.event(this.id, event, this.journal.append(event));
+    if (turn && event.type === "usage" && this.budget && !turn.overrun) {
+      const over = this.budget.observe(event);
+      if (over) this.overrun(turn, over);
+    }
+  }
+
+  /** R-BUDGET-1: cancel the turn as session/cancel does; it ends with the overrun. */
+  private overrun(turn: Turn, err: A4aaError): void {
+    if (turn.settled || turn.overrun) return;
+    turn.overrun = err;
+    this.logger.warn(err.detail ?? err.message, this.id);
+    void this.cancel();
   }
 
   private readonly askPermission = (ask: PermissionAsk, withdrawn?: AbortSignal): Promise<PermissionDecision> => {
@@ -182,6 +204,8 @@ export class Session {
     const caps = this.lane.capabilities;
     const agent = this.lane.agentInfo?.name ?? `this ${caps.lane} agent`;
     const input: TurnInput = { ...overrides, ...promptContent({ text, content }, caps.content, agent) };
+    const spent = this.budget?.refusal();
+    if (spent) throw spent;
     this.lane.checkTurn(input);
     const lane = this.lane;
     this.stateNow = "turn";
@@ -199,6 +223,10 @@ export class Session {
         if (turn.settled) return;
         turn.settled = true;
         if (turn.graceTimer) clearTimeout(turn.graceTimer);
+        if (turn.budgetTimer) clearTimeout(turn.budgetTimer);
+        this.budget?.endTurn(r.outcome?.usage);
+        // A turn cancelled for its budget fails with the overrun, however the agent ended it.
+        if (turn.overrun && r.outcome) r = { error: turn.overrun };
         turn.abort.abort(new Error("the turn ended"));
         if (this.turn === turn) this.turn = null;
         if (this.state === "turn") this.stateNow = lane.alive ? "idle" : "dead";
@@ -207,6 +235,11 @@ export class Session {
       done: result.then(() => undefined),
     };
     this.turn = turn;
+    const maxTurnMs = this.budget?.maxTurnMs;
+    if (maxTurnMs !== undefined) {
+      const started = performance.now();
+      turn.budgetTimer = setTimeout(() => this.overrun(turn, this.budget!.turnTooLong(Math.round(performance.now() - started))), maxTurnMs);
+    }
     withProcessTap(this.o.tap, () => lane.prompt(input)).then(
       (outcome) => {
         const o: TurnOutcome = turn.cancelled ? { ...outcome, stopReason: "cancelled" } : outcome;
@@ -218,7 +251,7 @@ export class Session {
           this.logger.debug(`turn ended after cancel with ${(err as Error)?.message ?? err}; reported as cancelled`, this.id);
           turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
         } else {
-          turn.settle({ error: err instanceof A4aaError ? asAuthFailure(this.spec, err) : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
+          turn.settle({ error: err instanceof A4aaError ? asApiRefusal(asAuthFailure(this.spec, err)) : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
         }
       },
     );

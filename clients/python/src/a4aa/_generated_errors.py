@@ -57,6 +57,10 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "operation_conflict": ErrorCodeInfo(-32000, "Operation conflict", False, False),
     "draining": ErrorCodeInfo(-32000, "Draining", True, False),
     "at_capacity": ErrorCodeInfo(-32000, "At capacity", True, False),
+    "rate_limited": ErrorCodeInfo(-32000, "Rate limited", True, False),
+    "quota_exhausted": ErrorCodeInfo(-32000, "Quota exhausted", False, False),
+    "overloaded": ErrorCodeInfo(-32000, "Overloaded", True, False),
+    "budget_exceeded": ErrorCodeInfo(-32000, "Budget exceeded", False, False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
 
@@ -204,3 +208,23 @@ def draining_error(stage: str, detail: Optional[str] = None, *, uncertain_effect
 def at_capacity_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
     """The `at_capacity`: JSON-RPC -32000 "At capacity", retryable."""
     return _make("at_capacity", stage, detail, uncertain_effect)
+
+
+def rate_limited_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `rate_limited`: JSON-RPC -32000 "Rate limited", retryable."""
+    return _make("rate_limited", stage, detail, uncertain_effect)
+
+
+def quota_exhausted_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `quota_exhausted`: JSON-RPC -32000 "Quota exhausted"."""
+    return _make("quota_exhausted", stage, detail, uncertain_effect)
+
+
+def overloaded_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `overloaded`: JSON-RPC -32000 "Overloaded", retryable."""
+    return _make("overloaded", stage, detail, uncertain_effect)
+
+
+def budget_exceeded_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `budget_exceeded`: JSON-RPC -32000 "Budget exceeded"."""
+    return _make("budget_exceeded", stage, detail, uncertain_effect)

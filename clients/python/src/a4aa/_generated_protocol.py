@@ -249,14 +249,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -270,6 +270,14 @@ _ErrorStage_VALUES: FrozenSet[str] = frozenset(get_args(Literal["transport", "op
 
 def _decode_ErrorStage(v: Any, path: str = "ErrorStage") -> ErrorStage:
     return cast(ErrorStage, _c.enum(v, path, _ErrorStage_VALUES))
+
+
+BudgetOverrunName = Literal["maxTurnMs", "maxTokens", "maxCostUsd"]
+_BudgetOverrunName_VALUES: FrozenSet[str] = frozenset(get_args(Literal["maxTurnMs", "maxTokens", "maxCostUsd"]))
+
+
+def _decode_BudgetOverrunName(v: Any, path: str = "BudgetOverrunName") -> BudgetOverrunName:
+    return cast(BudgetOverrunName, _c.enum(v, path, _BudgetOverrunName_VALUES))
 
 
 OperationId = str
@@ -1985,6 +1993,52 @@ _McpHttpServer_FIELDS: FrozenSet[str] = frozenset({"name", "type", "url", "heade
 
 
 @dataclass(kw_only=True)
+class Budget:
+    """(1.3) R-BUDGET-1: limits a4aa enforces whatever the agent. A turn that passes `maxTurnMs`, or
+    makes the session's tokens or cost pass `maxTokens` / `maxCostUsd` (as the agent reports them in
+    `usage` events during the turn), is cancelled as `session/cancel` does and the prompt fails
+    `budget_exceeded` (`data.budget` names it). A session whose token or cost budget is spent
+    refuses further prompts with the same error. Where an agent reports usage only at the turn's
+    end, that turn finishes and the next prompt is refused. Tokens count `totalTokens`, else
+    `inputTokens + outputTokens`.
+    """
+    max_turn_ms: Optional[int] = None
+    """Wall time of one turn, from `session/prompt` to its end."""
+    max_tokens: Optional[int] = None
+    """Tokens of the whole session."""
+    max_cost_usd: Optional[float] = None
+    """Cost of the whole session, in US dollars, as the agent reports it."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.max_turn_ms is not None:
+            out["maxTurnMs"] = _c.encode(self.max_turn_ms)
+        if self.max_tokens is not None:
+            out["maxTokens"] = _c.encode(self.max_tokens)
+        if self.max_cost_usd is not None:
+            out["maxCostUsd"] = _c.encode(self.max_cost_usd)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "Budget") -> Budget:
+        """Decodes and checks one Budget; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> Budget:
+        _c.reject_unknown(d, _Budget_FIELDS, path)
+        return cls(
+            max_turn_ms=_c.optional(d, "maxTurnMs", path, _c.integer_range(1, None), None),
+            max_tokens=_c.optional(d, "maxTokens", path, _c.integer_range(1, None), None),
+            max_cost_usd=_c.optional(d, "maxCostUsd", path, _c.number_range(0, None), None),
+        )
+
+
+_Budget_FIELDS: FrozenSet[str] = frozenset({"maxTurnMs", "maxTokens", "maxCostUsd"})
+
+
+@dataclass(kw_only=True)
 class SessionOptions:
     """Selectors for the session. A lane rejects a selector it cannot honour with
     `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
@@ -2004,6 +2058,7 @@ class SessionOptions:
     acp lane they are added to `spec.mcpServers`; an entry here replaces the spec's entry of the
     same name.
     """
+    budget: Optional[Budget] = None
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -2018,6 +2073,8 @@ class SessionOptions:
             out["permission"] = _c.encode(self.permission)
         if self.mcp_servers is not None:
             out["mcpServers"] = _c.encode(self.mcp_servers)
+        if self.budget is not None:
+            out["budget"] = _c.encode(self.budget)
         return out
 
     @classmethod
@@ -2034,10 +2091,11 @@ class SessionOptions:
             effort=_c.optional(d, "effort", path, _decode_Effort, None),
             permission=_c.optional(d, "permission", path, _decode_PermissionPreset, None),
             mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_McpServer), None),
+            budget=_c.optional(d, "budget", path, Budget.from_json, None),
         )
 
 
-_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers"})
+_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers", "budget"})
 
 
 @dataclass(kw_only=True)
@@ -3235,6 +3293,40 @@ _PermissionCancelled_FIELDS: FrozenSet[str] = frozenset({"cancelled"})
 
 
 @dataclass(kw_only=True)
+class BudgetOverrun:
+    """(1.3) A budget of `options.budget` and what the session reached."""
+    name: BudgetOverrunName
+    limit: float
+    reached: float
+    """The figure reached: the turn's milliseconds, or the session's tokens or cost so far."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["name"] = _c.encode(self.name)
+        out["limit"] = _c.encode(self.limit)
+        out["reached"] = _c.encode(self.reached)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "BudgetOverrun") -> BudgetOverrun:
+        """Decodes and checks one BudgetOverrun; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> BudgetOverrun:
+        _c.reject_unknown(d, _BudgetOverrun_FIELDS, path)
+        return cls(
+            name=_c.required(d, "name", path, _decode_BudgetOverrunName),
+            limit=_c.required(d, "limit", path, _c.number_range(0, None)),
+            reached=_c.required(d, "reached", path, _c.number_range(0, None)),
+        )
+
+
+_BudgetOverrun_FIELDS: FrozenSet[str] = frozenset({"name", "limit", "reached"})
+
+
+@dataclass(kw_only=True)
 class ErrorData:
     """The `data` of every a4aa error response."""
     code: ErrorCode
@@ -3247,6 +3339,19 @@ class ErrorData:
     """
     detail: Optional[str] = None
     """For a person: the validator's messages, the agent's error message, its stderr tail."""
+    retry_after_ms: Optional[int] = None
+    """(1.3) `rate_limited`, `overloaded`, `quota_exhausted`: how long to wait before trying again,
+    when the agent or its model API said it (a `Retry-After`, "retry in 4.2s"). Absent when nobody
+    said: never guessed.
+    """
+    reset_at: Optional[str] = None
+    """(1.3) `quota_exhausted`, `rate_limited`: when the quota or window resets (RFC 3339), when the
+    agent or its model API said it.
+    """
+    budget: Optional[BudgetOverrun] = None
+    """(1.3) `budget_exceeded`: which budget of `options.budget` was passed, its limit and the figure
+    reached.
+    """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -3259,6 +3364,12 @@ class ErrorData:
         out["uncertainEffect"] = _c.encode(self.uncertain_effect)
         if self.detail is not None:
             out["detail"] = _c.encode(self.detail)
+        if self.retry_after_ms is not None:
+            out["retryAfterMs"] = _c.encode(self.retry_after_ms)
+        if self.reset_at is not None:
+            out["resetAt"] = _c.encode(self.reset_at)
+        if self.budget is not None:
+            out["budget"] = _c.encode(self.budget)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -3276,11 +3387,14 @@ class ErrorData:
             retryable=_c.required(d, "retryable", path, _c.BOOLEAN),
             uncertain_effect=_c.required(d, "uncertainEffect", path, _c.BOOLEAN),
             detail=_c.optional(d, "detail", path, _c.STRING, None),
+            retry_after_ms=_c.optional(d, "retryAfterMs", path, _c.integer_range(0, None), None),
+            reset_at=_c.optional(d, "resetAt", path, _c.string_min(1), None),
+            budget=_c.optional(d, "budget", path, BudgetOverrun.from_json, None),
             extra=_c.extra(d, _ErrorData_FIELDS),
         )
 
 
-_ErrorData_FIELDS: FrozenSet[str] = frozenset({"code", "stage", "retryable", "uncertainEffect", "detail"})
+_ErrorData_FIELDS: FrozenSet[str] = frozenset({"code", "stage", "retryable", "uncertainEffect", "detail", "retryAfterMs", "resetAt", "budget"})
 
 
 @dataclass(kw_only=True)
@@ -4340,6 +4454,8 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "SessionLifecycle": _decode_SessionLifecycle,
     "SessionSummary": SessionSummary.from_json,
     "SessionsListResult": SessionsListResult.from_json,
+    "Budget": Budget.from_json,
+    "BudgetOverrun": BudgetOverrun.from_json,
     "PingParams": PingParams.from_json,
     "RpcDiscoverParams": RpcDiscoverParams.from_json,
     "SessionOpenParams": SessionOpenParams.from_json,
@@ -4446,6 +4562,7 @@ __all__ = [
     "McpHttpServer",
     "McpServer",
     "decode_mcp_server",
+    "Budget",
     "SessionOptions",
     "TextContent",
     "ImageContentMimeType",
@@ -4484,6 +4601,8 @@ __all__ = [
     "decode_permission_response",
     "ErrorCode",
     "ErrorStage",
+    "BudgetOverrunName",
+    "BudgetOverrun",
     "ErrorData",
     "ServeLimits",
     "OperationId",

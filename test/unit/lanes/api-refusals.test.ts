@@ -1,0 +1,45 @@
+// R-USAGE-1: the model API refusals in the agents' own words, typed (src/lanes/api-refusals.ts).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { asApiRefusal, refusalKind, resetAt, retryAfterMs } from "../../../src/lanes/api-refusals.js";
+import { errors } from "../../../src/errors.js";
+
+test("R-USAGE-1: refusal kinds from real agents' texts (codex, Claude Code, Gemini, OpenAI bodies)", () => {
+  assert.equal(refusalKind("exceeded retry limit, last status: 429 Too Many Requests, request id: req_1"), "rate_limited");
+  assert.equal(refusalKind("Quota exceeded. Check your plan and billing details."), "quota_exhausted");
+  assert.equal(refusalKind("You exceeded your current quota, please check your plan and billing details."), "quota_exhausted");
+  assert.equal(refusalKind('API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), "overloaded");
+  assert.equal(refusalKind('[API Error: {"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}]'), "rate_limited");
+  assert.equal(refusalKind("Quota exceeded for quota metric 'Generate Content API requests per minute' and limit 'GenerateContent request limit per minute'"), "rate_limited");
+  assert.equal(refusalKind("API Error: 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit"), "rate_limited");
+  assert.equal(refusalKind("503 Service Unavailable"), "overloaded");
+  assert.equal(refusalKind("Mock invalid request (400)"), undefined);
+  assert.equal(refusalKind("the model refused to cooperate"), undefined);
+});
+
+test("R-USAGE-1: retryAfterMs only from what was said", () => {
+  assert.equal(retryAfterMs("Please try again in 4.2s."), 4200);
+  assert.equal(retryAfterMs("retry-after: 30"), 30_000);
+  assert.equal(retryAfterMs("Retry after 250ms"), 250);
+  assert.equal(retryAfterMs('{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"12s"}'), 12_000);
+  assert.equal(retryAfterMs("Please retry in 2 minutes"), 120_000);
+  assert.equal(retryAfterMs("429 Too Many Requests"), undefined);
+  assert.equal(resetAt("your quota resets at 2026-12-05T10:00:00Z"), "2026-12-05T10:00:00.000Z");
+  assert.equal(resetAt("quota exceeded"), undefined);
+});
+
+test("R-USAGE-1: agent_failed becomes the typed refusal with data; other codes and texts pass through", () => {
+  const e = asApiRefusal(errors.agentFailed("prompt", "429 Too Many Requests: please try again in 1.5s", true));
+  assert.equal(e.code, "rate_limited");
+  assert.equal(e.retryable, true);
+  assert.equal(e.uncertainEffect, true, "what the agent did before stays said");
+  assert.deepEqual(e.toData(), { code: "rate_limited", stage: "prompt", retryable: true, uncertainEffect: true, detail: "429 Too Many Requests: please try again in 1.5s", retryAfterMs: 1500 });
+  const q = asApiRefusal(errors.agentFailed("prompt", "insufficient_quota"));
+  assert.equal(q.code, "quota_exhausted");
+  assert.equal(q.retryable, false);
+  assert.equal(q.toData().retryAfterMs, undefined);
+  const other = errors.agentExited("prompt", "429");
+  assert.equal(asApiRefusal(other), other, "only agent_failed is reclassified");
+  const plain = errors.agentFailed("prompt", "boom");
+  assert.equal(asApiRefusal(plain), plain);
+});
