@@ -273,6 +273,9 @@ const MinLengthSessionOpenParamsResume = 1
 // MinLengthSessionPromptParamsModel is the minLength of SessionPromptParams.model.
 const MinLengthSessionPromptParamsModel = 1
 
+// MaxLengthSessionPromptParamsTracestate is the maxLength of SessionPromptParams.tracestate.
+const MaxLengthSessionPromptParamsTracestate = 512
+
 // DefaultAgentsPrewarmParamsCount is the default of AgentsPrewarmParams.count.
 const DefaultAgentsPrewarmParamsCount = 1
 

@@ -7470,6 +7470,15 @@ type SessionPromptParams struct {
 	// Reasoning effort for this turn only; overrides the session's `options.effort`.
 	Effort *Effort `json:"effort,omitempty"`
 
+	// (1.3, R-OTEL-2) W3C trace context of the host's span for this turn
+	// (`00-<trace-id>-<parent-id>-<flags>`). The turn's span is its child when the sidecar exports
+	// traces, and the turn's context reaches the agent in its own form where it has one: ACP
+	// `_meta.traceparent` on `session/prompt`, `TRACEPARENT` in the environment of a per-turn CLI.
+	Traceparent *string `json:"traceparent,omitempty"`
+
+	// (1.3, R-OTEL-2) W3C `tracestate` going with `traceparent` (ignored without it).
+	Tracestate *string `json:"tracestate,omitempty"`
+
 	// (1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId).
 	OperationID *OperationId `json:"operationId,omitempty"`
 }
@@ -7512,12 +7521,22 @@ func decodeSessionPromptParamsFields(m map[string]json.RawMessage) (SessionPromp
 			return v, fieldError("SessionPromptParams", "effort", err)
 		}
 	}
+	if raw, ok := m["traceparent"]; ok {
+		if v.Traceparent, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionPromptParams", "traceparent", err)
+		}
+	}
+	if raw, ok := m["tracestate"]; ok {
+		if v.Tracestate, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SessionPromptParams", "tracestate", err)
+		}
+	}
 	if raw, ok := m["operationId"]; ok {
 		if v.OperationID, err = ptrOf(decodeOperationId)(raw); err != nil {
 			return v, fieldError("SessionPromptParams", "operationId", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "content", "model", "effort", "operationId"); err != nil {
+	if err := rejectUnknown(m, "SessionPromptParams", "sessionId", "text", "content", "model", "effort", "traceparent", "tracestate", "operationId"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -7548,6 +7567,12 @@ func (v SessionPromptParams) MarshalJSON() ([]byte, error) {
 	}
 	if v.Effort != nil {
 		w.field("effort", v.Effort)
+	}
+	if v.Traceparent != nil {
+		w.field("traceparent", v.Traceparent)
+	}
+	if v.Tracestate != nil {
+		w.field("tracestate", v.Tracestate)
 	}
 	if v.OperationID != nil {
 		w.field("operationId", v.OperationID)

@@ -65,7 +65,7 @@ export const BOUNDS = {
   Budget: { maxTurnMs: { minimum: 1 }, maxTokens: { minimum: 1 }, maxCostUsd: { minimum: 0 } },
   BudgetOverrun: { limit: { minimum: 0 }, reached: { minimum: 0 } },
   SessionOpenParams: { cwd: { minLength: 1 }, resume: { minLength: 1 } },
-  SessionPromptParams: { model: { minLength: 1 } },
+  SessionPromptParams: { model: { minLength: 1 }, tracestate: { maxLength: 512 } },
   AgentsPrewarmParams: { count: { minimum: 1, maximum: 64 } },
   SessionHistoryParams: { afterSeq: { minimum: 0 }, limit: { minimum: 1, maximum: 10000 } },
   SessionAttachParams: { afterSeq: { minimum: 0 } },

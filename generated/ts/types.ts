@@ -1224,6 +1224,14 @@ export interface SessionPromptParams {
    */
   model?: string;
   effort?: Effort;
+  /**
+   * (1.3, R-OTEL-2) W3C trace context of the host's span for this turn (`00-<trace-id>-<parent-id>-<flags>`). The turn's span is its child when the sidecar exports traces, and the turn's context reaches the agent in its own form where it has one: ACP `_meta.traceparent` on `session/prompt`, `TRACEPARENT` in the environment of a per-turn CLI.
+   */
+  traceparent?: string;
+  /**
+   * (1.3, R-OTEL-2) W3C `tracestate` going with `traceparent` (ignored without it).
+   */
+  tracestate?: string;
   operationId?: OperationId;
 }
 /**

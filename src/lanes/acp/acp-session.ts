@@ -203,7 +203,12 @@ export class AcpLaneSession implements LaneSession {
       }
       const res = await this.agent.request<A.PromptResponse>(
         "session/prompt",
-        { sessionId: this.nativeSessionId, prompt: acpPrompt(input.blocks) },
+        {
+          sessionId: this.nativeSessionId,
+          prompt: acpPrompt(input.blocks),
+          // R-OTEL-2: the turn's trace context in ACP's extension slot.
+          ...(input.traceparent ? { _meta: { traceparent: input.traceparent, ...(input.tracestate ? { tracestate: input.tracestate } : {}) } } : {}),
+        },
         "prompt",
         (e) => {
           const message = `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`;

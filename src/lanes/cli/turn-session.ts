@@ -119,7 +119,7 @@ export class PerTurnSession implements LaneSession {
     const { ctx, driver } = this;
     const cmd = driver.command(t);
     const spec = ctx.spec;
-    const env = { ...(driver.env?.(ctx) ?? {}), ...ctx.env };
+    const env = { ...(driver.env?.(ctx) ?? {}), ...ctx.env, ...traceEnv(t.input) };
     const tp = new TurnProcess({
       ctx,
       args: [...spec.command.args, ...cmd.args, ...(spec.extraArgs ?? []), ...cmd.tail],
@@ -179,3 +179,9 @@ export class PerTurnSession implements LaneSession {
   }
 }
 
+
+/** R-OTEL-2: the turn's W3C trace context, as per-turn CLIs read it (OpenTelemetry's env carriers). */
+function traceEnv(input: { traceparent?: string; tracestate?: string }): Record<string, string> {
+  if (!input.traceparent) return {};
+  return { TRACEPARENT: input.traceparent, ...(input.tracestate ? { TRACESTATE: input.tracestate } : {}) };
+}

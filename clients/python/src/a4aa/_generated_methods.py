@@ -66,11 +66,13 @@ class HostMethods(abc.ABC):
         content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
         operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, operation_id=operation_id)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, traceparent=traceparent, tracestate=tracestate, operation_id=operation_id)
         raw = self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 
@@ -222,11 +224,13 @@ class AsyncHostMethods(abc.ABC):
         content: Optional[List[p.ContentBlock]] = None,
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
+        traceparent: Optional[str] = None,
+        tracestate: Optional[str] = None,
         operation_id: Optional[p.OperationId] = None,
         timeout: Optional[float] = None,
     ) -> p.TurnOutcome:
         """`session/prompt`: Run one turn: send the prompt and wait for the agent to finish."""
-        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, operation_id=operation_id)
+        params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort, traceparent=traceparent, tracestate=tracestate, operation_id=operation_id)
         raw = await self._request("session/prompt", params.to_json(), timeout)
         return p.TurnOutcome.from_json(raw, "TurnOutcome")
 

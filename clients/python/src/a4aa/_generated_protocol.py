@@ -3713,6 +3713,14 @@ class SessionPromptParams:
     """Model for this turn only; overrides the session's `options.model`."""
     effort: Optional[Effort] = None
     """Reasoning effort for this turn only; overrides the session's `options.effort`."""
+    traceparent: Optional[str] = None
+    """(1.3, R-OTEL-2) W3C trace context of the host's span for this turn
+    (`00-<trace-id>-<parent-id>-<flags>`). The turn's span is its child when the sidecar exports
+    traces, and the turn's context reaches the agent in its own form where it has one: ACP
+    `_meta.traceparent` on `session/prompt`, `TRACEPARENT` in the environment of a per-turn CLI.
+    """
+    tracestate: Optional[str] = None
+    """(1.3, R-OTEL-2) W3C `tracestate` going with `traceparent` (ignored without it)."""
     operation_id: Optional[OperationId] = None
     """(1.3, R-REMOTE-6) Makes the request safe to send again (see OperationId)."""
 
@@ -3728,6 +3736,10 @@ class SessionPromptParams:
             out["model"] = _c.encode(self.model)
         if self.effort is not None:
             out["effort"] = _c.encode(self.effort)
+        if self.traceparent is not None:
+            out["traceparent"] = _c.encode(self.traceparent)
+        if self.tracestate is not None:
+            out["tracestate"] = _c.encode(self.tracestate)
         if self.operation_id is not None:
             out["operationId"] = _c.encode(self.operation_id)
         return out
@@ -3746,11 +3758,13 @@ class SessionPromptParams:
             content=_c.optional(d, "content", path, _c.array_of(_decode_ContentBlock), None),
             model=_c.optional(d, "model", path, _c.string_min(1), None),
             effort=_c.optional(d, "effort", path, _decode_Effort, None),
+            traceparent=_c.optional(d, "traceparent", path, _c.STRING, None),
+            tracestate=_c.optional(d, "tracestate", path, _c.STRING, None),
             operation_id=_c.optional(d, "operationId", path, _decode_OperationId, None),
         )
 
 
-_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "content", "model", "effort", "operationId"})
+_SessionPromptParams_FIELDS: FrozenSet[str] = frozenset({"sessionId", "text", "content", "model", "effort", "traceparent", "tracestate", "operationId"})
 
 
 @dataclass(kw_only=True)
