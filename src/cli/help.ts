@@ -28,6 +28,7 @@ export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-ti
                   [--handshake-timeout MS] [--max-agent-processes N] [--max-sessions N]
                   [--max-terminals N] [--terminal-output-budget BYTES]
                   [--log-level LEVEL] [--registry FILE]... [--record DIR]
+                  [--otel-endpoint URL] [--otel-content]
                   [--listen ADDR]... [--stdio] [--auth-token-file FILE] [--allow-origin ORIGIN]...
                   [--tls-cert FILE --tls-key FILE] [--detach-ttl MS] [--max-outbound BYTES]
                   [--ping-interval MS] [--pong-timeout MS] [--metrics-public] [--drain-timeout MS]
@@ -65,6 +66,11 @@ Options:
   --record DIR              write one transcript per session, DIR/<sessionId>.jsonl (mode
                             0600, secrets redacted): both sides of the sidecar, for
                             reading or for 'a4aa replay'
+  --otel-endpoint URL       export traces over OTLP/HTTP (JSON) to URL/v1/traces: one
+                            invoke_agent span per turn, execute_tool per tool call, opens
+                            and permission waits (GenAI conventions). Also from
+                            OTEL_EXPORTER_OTLP_ENDPOINT / _TRACES_ENDPOINT / _HEADERS
+  --otel-content            with export: put prompt and reply texts into spans (redacted)
   --listen ADDR             also serve hosts on ws://HOST:PORT[/PATH], wss://HOST:PORT[/PATH]
                             or unix:PATH (repeatable); without --stdio, stdin is not read
   --stdio                   with --listen: serve stdin/stdout too (its EOF still ends all)

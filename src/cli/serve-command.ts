@@ -20,6 +20,7 @@ import { enableReclaim } from "../transport/reclaim.js";
 import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
 import { Facts } from "../telemetry/facts.js";
 import { agentProcessesInUse } from "../supervise/capacity.js";
+import { otlpConfig } from "../telemetry/otlp/config.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -38,6 +39,8 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       "log-level": { value: true },
       registry: { value: true },
       record: { value: true },
+      "otel-endpoint": { value: true },
+      "otel-content": {},
       ...remoteFlagSpecs,
       help: {},
     },
@@ -102,6 +105,14 @@ export async function serveCommand(argv0: string[]): Promise<number> {
     process.stderr.write(`a4aa serve: ${e.message}. Fix the file or leave out --registry ${e.file}.\n`);
     return 2;
   }
+  // R-OTEL-1: the exporter's code is loaded only when export is configured.
+  let otel;
+  try {
+    otel = otlpConfig(process.env, { endpoint: flags["otel-endpoint"] as string | undefined, content: flags["otel-content"] === true });
+  } catch (e) {
+    throw new UsageError(`--otel-endpoint / OTEL_EXPORTER_OTLP_ENDPOINT: ${(e as Error).message}`, "a4aa serve --help");
+  }
+  const tracing = otel ? (await import("../telemetry/otlp/start.js")).startTracing(otel, { version, logger, redact: secrets.redact }) : undefined;
   logger.info(`a4aa ${version} serving a4aa.v1 on ${remote.stdio ? "stdin/stdout" : "its listeners"} (pid ${process.pid})`);
   const code = await runServer({
     ...(remote.stdio ? { input: process.stdin, output: process.stdout } : {}),
@@ -132,8 +143,11 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         handshakeTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
         recording,
+        ...(tracing ? { tracer: tracing.tracer } : {}),
       }),
   });
+  // Spans still queued go out before the process ends (bounded by the exporter's send timeout).
+  await tracing?.shutdown();
   // Everything is closed: the process ends now even if a dependency left a handle open
   // (a sidecar whose host is gone must not linger).
   setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();

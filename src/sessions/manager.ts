@@ -26,6 +26,7 @@ import { FlowGate } from "../transport/ndjson-writer.js";
 import { Attachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
 import { Facts } from "../telemetry/facts.js";
+import type { SessionTracer } from "./tracing.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -53,6 +54,8 @@ export interface SessionManagerOptions {
   maxSessions?: number;
   /** R-REMOTE-8: the facts this layer reports into (sessions, turns, events, tokens, durations). */
   facts?: Facts;
+  /** R-OTEL-1: spans of opens and turns (only when OTLP export is configured). */
+  tracer?: SessionTracer;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
 }
@@ -204,7 +207,9 @@ export class SessionManager implements SessionService {
       permissionTimeoutMs: this.o.permissionTimeoutMs,
       tap: transcript,
       ...(params.options?.budget ? { budget: params.options.budget } : {}),
+      ...(this.o.tracer ? { tracer: this.o.tracer } : {}),
     });
+    const openSpan = this.o.tracer?.open({ sessionId: id, agent: spec.id, lane: spec.lane, program: spec.command.program });
     // Registered before the agent starts, so that events it sends during the handshake
     // are forwarded under this id before the open response.
     this.sessions.set(id, session);
@@ -222,6 +227,7 @@ export class SessionManager implements SessionService {
         pool: this.pool,
       });
       this.facts.duration("open", (performance.now() - started) / 1000);
+      openSpan?.end({ shared: lane.shared });
       return {
         sessionId: id,
         nativeSessionId: lane.nativeSessionId,
@@ -232,6 +238,7 @@ export class SessionManager implements SessionService {
         ...(shown ? { spec: shown } : {}),
       };
     } catch (e) {
+      openSpan?.end({ error: e instanceof A4aaError ? e : undefined });
       if (session.state === "opening" || session.state === "closed") {
         this.sessions.delete(id);
         this.views.remove(id);

@@ -16,6 +16,7 @@ import { PermissionBroker } from "./permissions.js";
 import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
 import { SessionBudget } from "./budget.js";
+import type { SessionTracer, TurnSpan } from "./tracing.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";
@@ -42,6 +43,7 @@ interface Turn {
   /** R-BUDGET-1: the turn passed a budget and was cancelled for it; it ends with this error. */
   overrun?: A4aaError;
   budgetTimer?: NodeJS.Timeout;
+  span?: TurnSpan;
 }
 
 export interface SessionOptions {
@@ -57,6 +59,8 @@ export interface SessionOptions {
   tap?: ProcessTap;
   /** R-BUDGET-1: `options.budget`. */
   budget?: Budget;
+  /** R-OTEL-1: turns, tool calls and permission waits as spans (only when export is configured). */
+  tracer?: SessionTracer;
 }
 
 /** What a lane is handed besides what the session itself provides. */
@@ -80,6 +84,7 @@ export class Session {
 
   /** The spec the lane was opened with (for the words of an auth failure). */
   private spec: AgentSpec | undefined;
+  private model: string | undefined;
 
   private readonly budget: SessionBudget | undefined;
 
@@ -108,6 +113,7 @@ export class Session {
    */
   async open(driver: AnyLaneDriver, setup: LaneSetup): Promise<LaneSession> {
     this.spec = setup.spec;
+    this.model = setup.options.model;
     const ctx: LaneContext<AgentSpec> = {
       ...setup,
       sessionId: this.id,
@@ -158,6 +164,7 @@ export class Session {
       turn.text = appendBounded(turn.text, event.text);
     }
     this.o.host.event(this.id, event, this.journal.append(event));
+    turn?.span?.event(event);
     if (turn && event.type === "usage" && this.budget && !turn.overrun) {
       const over = this.budget.observe(event);
       if (over) this.overrun(turn, over);
@@ -180,7 +187,15 @@ export class Session {
     // A request outside a turn (or after cancel) can only be cancelled.
     const turnSignal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
     const signal = this.lifetime.signal.aborted ? this.lifetime.signal : turnSignal;
-    return this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
+    const decided = this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
+    const span = this.turn && !this.turn.settled ? this.turn.span : undefined;
+    if (!span) return decided;
+    const end = span.permission(ask);
+    // Who decided: a preset or a timeout is the policy; an answer is the host's.
+    return decided.then(
+      (d) => (end(d, this.o.permission === "ask" ? "host" : "policy"), d),
+      (e: unknown) => (end(undefined, "policy"), Promise.reject(e)),
+    );
   };
 
   private get closingStarted(): boolean {
@@ -203,7 +218,7 @@ export class Session {
     const { text, content, ...overrides } = request;
     const caps = this.lane.capabilities;
     const agent = this.lane.agentInfo?.name ?? `this ${caps.lane} agent`;
-    const input: TurnInput = { ...overrides, ...promptContent({ text, content }, caps.content, agent) };
+    let input: TurnInput = { ...overrides, ...promptContent({ text, content }, caps.content, agent) };
     const spent = this.budget?.refusal();
     if (spent) throw spent;
     this.lane.checkTurn(input);
@@ -227,6 +242,7 @@ export class Session {
         this.budget?.endTurn(r.outcome?.usage);
         // A turn cancelled for its budget fails with the overrun, however the agent ended it.
         if (turn.overrun && r.outcome) r = { error: turn.overrun };
+        turn.span?.end(r);
         turn.abort.abort(new Error("the turn ended"));
         if (this.turn === turn) this.turn = null;
         if (this.state === "turn") this.stateNow = lane.alive ? "idle" : "dead";
@@ -234,6 +250,20 @@ export class Session {
       },
       done: result.then(() => undefined),
     };
+    if (this.o.tracer && this.spec) {
+      turn.span = this.o.tracer.turn({
+        sessionId: this.id,
+        agent: this.spec.id,
+        lane: this.spec.lane,
+        conversationId: this.lane?.nativeSessionId ?? undefined,
+        model: input.model ?? this.model,
+        traceparent: input.traceparent,
+        tracestate: input.tracestate,
+        text: text ?? "",
+      });
+      // R-OTEL-2: the agent's turn is a child of this turn's span.
+      input = { ...input, traceparent: turn.span.traceparent };
+    }
     this.turn = turn;
     const maxTurnMs = this.budget?.maxTurnMs;
     if (maxTurnMs !== undefined) {

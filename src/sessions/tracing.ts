@@ -1,0 +1,35 @@
+// What the sessions tell a tracer (R-OTEL-1): an open, a turn with its events and permission
+// waits. Types only: the OTLP exporter (src/telemetry/otlp/) implements them and is loaded
+// only when export is configured; without it nothing here costs more than a check.
+import type { AgentEvent, TurnOutcome } from "../../generated/ts/types.js";
+import type { A4aaError } from "../errors.js";
+import type { PermissionAsk, PermissionDecision } from "../lanes/lane.js";
+
+export interface SessionTracer {
+  /** `session/open` of an agent: ended when the open answers. */
+  open(info: { sessionId: string; agent: string; lane: string; program: string }): { end(r: { shared?: boolean; error?: A4aaError }): void };
+  /** One turn: its span's own context goes to the agent (R-OTEL-2). */
+  turn(info: TurnInfo): TurnSpan;
+}
+
+export interface TurnInfo {
+  sessionId: string;
+  agent: string;
+  lane: string;
+  /** The agent's own session id when known (gen_ai.conversation.id). */
+  conversationId?: string;
+  model?: string;
+  traceparent?: string;
+  tracestate?: string;
+  /** The prompt's text (exported only with --otel-content). */
+  text: string;
+}
+
+export interface TurnSpan {
+  /** The W3C context of this turn's span, for the agent. */
+  readonly traceparent: string;
+  event(e: AgentEvent): void;
+  /** A permission wait began; the returned function ends it with the decision. */
+  permission(ask: PermissionAsk): (decision: PermissionDecision | undefined, decidedBy: "host" | "policy") => void;
+  end(r: { outcome?: TurnOutcome; error?: A4aaError }): void;
+}
