@@ -11,6 +11,7 @@ import { concurrencySuite } from "./suites/concurrency.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
+import { otelSuite } from "./suites/otel.js";
 import { pingSuite } from "./suites/ping.js";
 import { shareSuite } from "./suites/share.js";
 import { streamingSuite } from "./suites/streaming.js";
@@ -26,6 +27,7 @@ const SUITES = {
   guard: { run: guardSuite, quickMs: 60_000, fullMs: 120_000 },
   journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },
   share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
+  otel: { run: otelSuite, quickMs: 60_000, fullMs: 180_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 
