@@ -11,6 +11,21 @@ import { floodSpec } from "../lib/specs.js";
 import { median, nowMs } from "../lib/stats.js";
 import type { SuiteContext } from "./context.js";
 
+/** One flood turn of `events` chunks: the sidecar's CPU per streamed event. */
+async function flood(args: string[], events: number): Promise<number> {
+  const side = startSidecar(args);
+  try {
+    const conn = new Conn(side.stdin!, side.stdout!);
+    const { sessionId } = await conn.ok("session/open", { spec: floodSpec() });
+    await conn.ok("session/prompt", { sessionId, text: "flood:1000:16" }); // warm-up
+    const c0 = cpuMs(side.pid!);
+    await conn.ok("session/prompt", { sessionId, text: `flood:${events}:16` });
+    return ((cpuMs(side.pid!) - c0) * 1000) / events;
+  } finally {
+    await stop(side, 10_000);
+  }
+}
+
 async function turns(args: string[], n: number): Promise<{ p50: number; cpuPerTurn: number }> {
   const side = startSidecar(args);
   try {
@@ -47,12 +62,16 @@ export async function otelSuite(ctx: SuiteContext): Promise<{ rows: Row[]; detai
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const off = await turns([], n);
     const on = await turns(["--otel-endpoint", url], n);
+    const events = ctx.quick ? 20_000 : 200_000;
+    const evOff = await flood([], events);
+    const evOn = await flood(["--otel-endpoint", url], events);
     ctx.log(`  ${n} turns: p50 ${off.p50.toFixed(2)} → ${on.p50.toFixed(2)} ms, CPU/turn ${off.cpuPerTurn.toFixed(3)} → ${on.cpuPerTurn.toFixed(3)} ms; ${spans} spans received`);
     const rows: Row[] = [
       row({ section: "otel", metric: `turn p50 with span export vs without (${n} turns)`, unit: "ms", value: on.p50, baselineName: "no export", baseline: off.p50, target: { max: 1.1, text: "≤ 1.1×" } }),
       row({ section: "otel", metric: "sidecar CPU per turn with span export vs without", unit: "ms", value: on.cpuPerTurn, baselineName: "no export", baseline: off.cpuPerTurn }),
+      row({ section: "otel", metric: `sidecar CPU per streamed event with span export vs without (${events} events)`, unit: "µs", value: evOn, baselineName: "no export", baseline: evOff, target: { max: 1.2, text: "≤ 1.2×" } }),
     ];
-    return { rows, details: { n, off, on, spans } };
+    return { rows, details: { n, off, on, spans, events, evOff, evOn } };
   } finally {
     server.close();
   }

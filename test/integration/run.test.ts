@@ -177,3 +177,17 @@ test("an unknown --agent id fails at once with the ids that look like it (did yo
   assert.match(`${r.stdout}\n${r.stderr}`, /a4aa agents/);
   assert.ok(Date.now() - t0 < 30_000);
 });
+
+test("R-BUDGET-1: --budget sets the session's budget; the usage line shows what is spent; a bad one is a usage error", async () => {
+  const marker = newMarker();
+  const r = await run(["--spec", spec(marker), "--permission", "bypass", "--budget", "maxTokens=100000,maxCostUsd=1", "look"], { marker });
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.match(r.stdout, /· budget 8\d\d\/100k tokens, \$0\.0004\/\$1$/m);
+  const slow = await run(["--spec", spec(marker, ["--delay-ms", "400"]), "--permission", "bypass", "--budget", "maxTurnMs=300", "look"], { marker });
+  assert.equal(slow.exitCode, 1);
+  assert.match(`${slow.stdout}\n${slow.stderr}`, /Budget exceeded.*maxTurnMs is 300/);
+  const bad = await run(["--budget", "maxTurns=3", "hi"]);
+  assert.equal(bad.exitCode, 2);
+  assert.match(bad.stderr, /"maxTurns" is not a budget; use maxTurnMs, maxTokens, maxCostUsd/);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});

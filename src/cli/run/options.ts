@@ -10,7 +10,8 @@ import { McpConfigError, readMcpConfig } from "./mcp-config.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
                 [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME[=VALUE]]…
-                [--attach FILE]… [--mcp-config FILE|JSON]… [--json] [--no-color] [PROMPT…]
+                [--attach FILE]… [--mcp-config FILE|JSON]… [--budget LIMITS] [--json] [--no-color]
+                [PROMPT…]
 
 A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
 prompt piped on stdin) it runs one turn and exits; without one, on a terminal, it opens an
@@ -33,6 +34,9 @@ interactive session. Without --agent or --spec it runs the bundled example agent
                       webp image, or a text file's contents
   --mcp-config F|JSON MCP servers for the agent (repeatable): [{"name", "command", …}] or
                       the {"mcpServers": {NAME: {…}}} form of .mcp.json files
+  --budget LIMITS     the session's budget, e.g. maxTurnMs=60000,maxTokens=200000,maxCostUsd=1.5:
+                      a turn past one is cancelled (budget_exceeded); the usage line shows
+                      what is spent
   --json              print the a4aa.v1 events as NDJSON on stdout, the outcome last
   --no-color          no colours (also: the NO_COLOR variable)
 
@@ -114,6 +118,7 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
       cwd: { value: true },
       resume: { value: true },
       env: { value: true, multiple: true },
+      budget: { value: true },
       attach: { value: true, multiple: true },
       "mcp-config": { value: true, multiple: true },
       json: {},
@@ -149,6 +154,8 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
   if (effort) options.effort = effort;
   if (model) options.model = model;
   if (mode) options.mode = mode;
+  const budget = flagValue(flags, "budget");
+  if (budget !== undefined) options.budget = parseBudget(budget);
   const cwd = path.resolve(flagValue(flags, "cwd") ?? process.cwd());
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${JSON.stringify(cwd)} is not a directory`, HELP_CMD);
   const env: Record<string, string> = {};
@@ -193,4 +200,23 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
     noColor: flags["no-color"] === true,
     prompt: positionals.join(" "),
   };
+}
+
+/** `--budget maxTurnMs=60000,maxCostUsd=1.5`: the names and bounds are the schema's Budget. */
+export function parseBudget(text: string): NonNullable<SessionOptions["budget"]> {
+  const doc = JSON.parse(OPENRPC_DOCUMENT_TEXT) as { components: { schemas: Record<string, { properties?: Record<string, { type?: string; minimum?: number }> }> } };
+  const props = doc.components.schemas.Budget?.properties ?? {};
+  const out: Record<string, number> = {};
+  for (const part of text.split(",").filter(Boolean)) {
+    const [name, value, ...extra] = part.split("=");
+    const p = props[name!.trim()];
+    const n = Number(value);
+    if (!p) throw new UsageError(`--budget: ${JSON.stringify(name)} is not a budget; use ${Object.keys(props).join(", ")}`, HELP_CMD);
+    if (extra.length || value === undefined || !Number.isFinite(n) || (p.type === "integer" && !Number.isInteger(n)) || n < (p.minimum ?? 0)) {
+      throw new UsageError(`--budget: ${name}=${value ?? ""} must be a ${p.type === "integer" ? "whole " : ""}number of at least ${p.minimum ?? 0}`, HELP_CMD);
+    }
+    out[name!.trim()] = n;
+  }
+  if (!Object.keys(out).length) throw new UsageError("--budget wants NAME=VALUE[,NAME=VALUE]…", HELP_CMD);
+  return out;
 }

@@ -1,6 +1,6 @@
 // The one printer of agent sessions, shared by `a4aa run` and `a4aa demo`: turns a4aa.v1
 // events, turn outcomes and errors into text a person reads as it comes.
-import type { AgentEvent, OpenResult, PermissionRequest, PlanEntry, ToolCallStatus, ToolKind, TurnOutcome, Usage } from "../../../generated/ts/types.js";
+import type { AgentEvent, Budget, OpenResult, PermissionRequest, PlanEntry, ToolCallStatus, ToolKind, TurnOutcome, Usage } from "../../../generated/ts/types.js";
 import { currentSelectorValue } from "../../../clients/ts/index.js";
 import { describeError } from "./hints.js";
 import type { Screen } from "./screen.js";
@@ -33,6 +33,9 @@ export class Renderer {
   /** The agent's own session id, when it told it (for --resume). */
   nativeSessionId: string | null = null;
   currentMode: string | undefined;
+  /** `a4aa run --budget`: the session's limits, shown with what is spent after each turn. */
+  budget: Budget | undefined;
+  private spent = { tokens: 0, cost: 0 };
 
   constructor(
     readonly screen: Screen,
@@ -154,6 +157,18 @@ export class Renderer {
     this.redraw();
   }
 
+  /** What the session has spent of its --budget (tokens as the sidecar counts them: total, else in + out). */
+  private budgetFigure(u: TurnOutcome["usage"]): string {
+    this.spent.tokens += u?.totalTokens ?? (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0);
+    this.spent.cost += u?.costUsd ?? 0;
+    const b = this.budget!;
+    const parts: string[] = [];
+    if (b.maxTokens !== undefined) parts.push(`${count(this.spent.tokens)}/${count(b.maxTokens)} tokens`);
+    if (b.maxCostUsd !== undefined) parts.push(`$${this.spent.cost.toFixed(4)}/$${b.maxCostUsd}`);
+    if (b.maxTurnMs !== undefined) parts.push(`turn ≤ ${seconds(b.maxTurnMs)}`);
+    return `budget ${parts.join(", ")}`;
+  }
+
   /** The end of a turn: tool calls left open, the plan, and one line of figures. */
   turnEnded(outcome: TurnOutcome, note?: string): void {
     this.stopTurn();
@@ -163,6 +178,7 @@ export class Renderer {
     if (u.contextUsedTokens !== undefined) figures.push(`context ${count(u.contextUsedTokens)}${u.contextWindowTokens ? `/${count(u.contextWindowTokens)}` : ""}`);
     if (u.costUsd !== undefined) figures.push(`$${u.costUsd.toFixed(4)}`);
     figures.push(seconds(Date.now() - this.turnStart));
+    if (this.budget) figures.push(this.budgetFigure(outcome.usage));
     const reason = outcome.stopReason === "endTurn" ? this.c.green("done") : outcome.stopReason === "cancelled" ? this.c.yellow("cancelled") : this.c.red(outcome.stopReason);
     this.screen.line(`${this.c.dim("──")} ${reason}${note ? ` ${this.c.dim(note)}` : ""} ${this.c.dim(`· ${figures.join(" · ")}`)}`);
     this.screen.flush();

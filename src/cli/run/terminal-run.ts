@@ -37,6 +37,7 @@ export class TerminalRun {
     const out = process.stdout;
     this.screen = out.isTTY ? new TtyScreen(out) : new PlainScreen(out);
     this.r = new Renderer(this.screen, colors(wantColor(out, process.env, o.noColor)));
+    this.r.budget = o.options.budget;
     this.keys = process.stdin.isTTY ? new KeyInput(process.stdin) : undefined;
     const refuse = failClosed(o, (t) => {
       this.screen.flush();
