@@ -4,11 +4,10 @@
 // with --otel-content. Without configuration, no exporter module is loaded.
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
+import { attr, otlpReceiver } from "../helpers/otlp-receiver.js";
 import { fakeAgentSpec, sidecarSetup, waitNoProcesses } from "../helpers/sidecar.js";
 
 const setup = sidecarSetup();
@@ -16,36 +15,8 @@ const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT = "00f067aa0ba902b7";
 const SECRET = "sk-otel-secret-4242";
 
-interface Received {
-  bodies: string[];
-  url: string;
-  close(): Promise<void>;
-}
-
-async function receiver(): Promise<Received> {
-  const bodies: string[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d));
-    req.on("end", () => {
-      if (req.url === "/v1/traces" && req.headers["content-type"] === "application/json") bodies.push(body);
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { bodies, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((r) => server.close(() => r())) };
-}
-
-function spans(bodies: string[]): any[] {
-  return bodies.flatMap((b) => JSON.parse(b).resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans)));
-}
-const attr = (s: any, key: string) => {
-  const a = s.attributes.find((x: any) => x.key === key)?.value;
-  return a ? (a.stringValue ?? a.intValue ?? a.doubleValue ?? a.boolValue) : undefined;
-};
-
 async function traced(args: string[]) {
-  const otlp = await receiver();
+  const otlp = await otlpReceiver();
   after(() => otlp.close());
   const { s, marker } = setup(["--otel-endpoint", otlp.url, ...args]);
   const spec = fakeAgentSpec(marker);
@@ -55,7 +26,7 @@ async function traced(args: string[]) {
   assert.equal(r.stopReason, "endTurn");
   assert.equal(await s.end(), 0, "the spans are flushed at shutdown");
   assert.deepEqual(await waitNoProcesses(marker), []);
-  return { all: spans(otlp.bodies), raw: otlp.bodies.join("\n") };
+  return { all: otlp.spans(), raw: otlp.raw() };
 }
 
 test("R-OTEL-1, R-OTEL-2: open, turn (child of the host's span), tool call and permission wait as GenAI spans", async () => {
