@@ -112,7 +112,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`--otel-endpoint / OTEL_EXPORTER_OTLP_ENDPOINT: ${(e as Error).message}`, "a4aa serve --help");
   }
-  const tracing = otel ? (await import("../telemetry/otlp/start.js")).startTracing(otel, { version, logger, redact: secrets.redact }) : undefined;
+  const tracing = otel ? (await import("../telemetry/otlp/start.js")).startTracing(otel, { version, logger, redact: secrets.redact, facts }) : undefined;
   logger.info(`a4aa ${version} serving a4aa.v1 on ${remote.stdio ? "stdin/stdout" : "its listeners"} (pid ${process.pid})`);
   const code = await runServer({
     ...(remote.stdio ? { input: process.stdin, output: process.stdout } : {}),

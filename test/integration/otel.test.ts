@@ -26,11 +26,11 @@ async function traced(args: string[]) {
   assert.equal(r.stopReason, "endTurn");
   assert.equal(await s.end(), 0, "the spans are flushed at shutdown");
   assert.deepEqual(await waitNoProcesses(marker), []);
-  return { all: otlp.spans(), raw: otlp.raw() };
+  return { all: otlp.spans(), raw: otlp.raw(), metrics: otlp.bodies.filter((b) => b.path === "/v1/metrics").map((b) => JSON.parse(b.body)) };
 }
 
-test("R-OTEL-1, R-OTEL-2: open, turn (child of the host's span), tool call and permission wait as GenAI spans", async () => {
-  const { all, raw } = await traced([]);
+test("R-OTEL-1, R-OTEL-2: open, turn (child of the host's span), tool call and permission wait as GenAI spans; metrics", async () => {
+  const { all, raw, metrics } = await traced([]);
   const open = all.find((s) => s.name === "create_agent fake");
   assert.ok(open, `spans: ${all.map((s) => s.name).join(", ")}`);
   assert.equal(attr(open, "a4aa.lane"), "acp");
@@ -54,6 +54,14 @@ test("R-OTEL-1, R-OTEL-2: open, turn (child of the host's span), tool call and p
   assert.equal(wait.traceId, TRACE);
   assert.equal(attr(wait, "a4aa.permission.decided_by"), "policy");
   assert.equal(attr(wait, "a4aa.permission.outcome"), "selected");
+  // Metrics: the numbers /metrics serves, sent at shutdown at the latest.
+  const last = metrics.at(-1).resourceMetrics[0].scopeMetrics[0].metrics;
+  const turns = last.find((m: any) => m.name === "a4aa_turn_duration_seconds");
+  assert.equal(turns.histogram.dataPoints[0].count, "1");
+  assert.equal(turns.histogram.dataPoints[0].bucketCounts.length, turns.histogram.dataPoints[0].explicitBounds.length + 1);
+  const tokens = last.find((m: any) => m.name === "a4aa_tokens_total");
+  assert.equal(tokens.sum.isMonotonic, true);
+  assert.ok(tokens.sum.dataPoints.some((p: any) => p.asDouble === 100 && p.attributes.some((a: any) => a.value.stringValue === "input")), JSON.stringify(tokens));
   // R-OTEL-3: no secret, and no text without --otel-content.
   assert.ok(!raw.includes(SECRET), "the agent's credential is in no exported byte");
   assert.ok(!raw.includes("done with"), "no reply text without --otel-content");

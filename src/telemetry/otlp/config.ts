@@ -5,6 +5,10 @@
 export interface OtlpConfig {
   /** The traces URL (…/v1/traces). */
   tracesUrl: string;
+  /** The metrics URL (…/v1/metrics); undefined when only a traces endpoint was given. */
+  metricsUrl?: string;
+  /** OTEL_METRIC_EXPORT_INTERVAL (default 60000 ms). */
+  metricsIntervalMs: number;
   headers: Record<string, string>;
   serviceName: string;
   /** --otel-content: prompt and reply texts go into spans. */
@@ -20,8 +24,13 @@ export function otlpConfig(env: Readonly<Record<string, string | undefined>>, fl
   if (!tracesUrl) return undefined;
   const u = new URL(tracesUrl); // throws on a malformed URL: a usage error for serve
   if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error(`the OTLP endpoint must be http(s)://, not ${u.protocol}`);
+  const metricsBase = flags.endpoint ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const metricsUrl = env.OTEL_METRICS_EXPORTER === "none" ? undefined : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || (metricsBase ? `${metricsBase.replace(/\/+$/, "")}/v1/metrics` : undefined);
+  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL);
   return {
     tracesUrl,
+    ...(metricsUrl ? { metricsUrl } : {}),
+    metricsIntervalMs: Number.isInteger(interval) && interval > 0 ? interval : 60_000,
     headers: parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? env.OTEL_EXPORTER_OTLP_HEADERS ?? ""),
     serviceName: env.OTEL_SERVICE_NAME || "a4aa",
     content: flags.content === true,
