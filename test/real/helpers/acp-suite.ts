@@ -11,7 +11,7 @@ import { parentPid } from "../../helpers/procs.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
 // Writes a file, so that every agent's default (or chosen) mode asks before running it.
-const TOOL_COMMAND = "echo a4aa-ok | tr a-z A-Z > result.txt && cat result.txt";
+export const TOOL_COMMAND = "echo a4aa-ok | tr a-z A-Z > result.txt && cat result.txt";
 const TOOL_OUTPUT = "A4AA-OK";
 const TIMEOUT = 110_000;
 
@@ -24,7 +24,12 @@ export interface Rig {
 }
 
 /** A real ACP agent against its mock, a spec that runs it (tagged with the test's marker), and a sidecar; end it with teardownRealRig. */
-export async function realAcpRig(agent: AgentName, script: Reply[] | Script, onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never): Promise<Rig> {
+export async function realAcpRig(
+  agent: AgentName,
+  script: Reply[] | Script,
+  onPermission?: ConstructorParameters<typeof TestSidecar>[0] extends infer O ? (O extends { onPermission?: infer P } ? P : never) : never,
+  extraArgs: string[] = [],
+): Promise<Rig> {
   const mock = await startMockFor(agent, script);
   const run = prepareAgent(agent, mock);
   const marker = newMarker();
@@ -35,7 +40,7 @@ export async function realAcpRig(agent: AgentName, script: Reply[] | Script, onP
     lane: "acp",
     command: { ...command, env: { ...env, set: { ...(env.set ?? {}), A4AA_TEST_MARKER: marker } } },
   } as AgentSpec;
-  const s = new TestSidecar({ onPermission, args: ["--cancel-grace", "5000"] });
+  const s = new TestSidecar({ onPermission, args: ["--cancel-grace", "5000", ...extraArgs] });
   return { s, mock, run, marker, spec };
 }
 
