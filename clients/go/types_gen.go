@@ -4045,6 +4045,46 @@ func (v Budget) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// SessionOptionsCustody: (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It
+// gets the base URL of a4aa's loopback egress proxy with a per-session token and a placeholder
+// key; the proxy adds the real key (from `agent.credentials` or the open's `env`) and forwards to
+// the upstream (the base URL variable the host gave, else `agent.upstream`, else the catalog's).
+// Only for `{agent}` opens whose catalog entry has `modelApi`; otherwise `unsupported_selector`
+// before anything is spawned. Requests with a missing or another session's token are refused 403.
+type SessionOptionsCustody string
+
+const SessionOptionsCustodyProxy SessionOptionsCustody = "proxy"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SessionOptionsCustody) Valid() bool {
+	switch v {
+	case SessionOptionsCustodyProxy:
+		return true
+	}
+	return false
+}
+
+func decodeSessionOptionsCustody(raw json.RawMessage) (SessionOptionsCustody, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SessionOptionsCustody(s).Valid() {
+		return "", enumError("SessionOptionsCustody", s)
+	}
+	return SessionOptionsCustody(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SessionOptionsCustody) UnmarshalJSON(data []byte) error {
+	r, err := decodeSessionOptionsCustody(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
 // SessionOptions: Selectors for the session. A lane rejects a selector it cannot honour with
 // `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
 // offers.
@@ -4068,6 +4108,14 @@ type SessionOptions struct {
 	MCPServers []McpServer `json:"mcpServers,omitempty"`
 
 	Budget *Budget `json:"budget,omitempty"`
+
+	// (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of
+	// a4aa's loopback egress proxy with a per-session token and a placeholder key; the proxy adds the
+	// real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (the base
+	// URL variable the host gave, else `agent.upstream`, else the catalog's). Only for `{agent}` opens
+	// whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned.
+	// Requests with a missing or another session's token are refused 403.
+	Custody *SessionOptionsCustody `json:"custody,omitempty"`
 }
 
 func decodeSessionOptions(raw json.RawMessage) (SessionOptions, error) {
@@ -4111,7 +4159,12 @@ func decodeSessionOptionsFields(m map[string]json.RawMessage) (SessionOptions, e
 			return v, fieldError("SessionOptions", "budget", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers", "budget"); err != nil {
+	if raw, ok := m["custody"]; ok {
+		if v.Custody, err = ptrOf(decodeSessionOptionsCustody)(raw); err != nil {
+			return v, fieldError("SessionOptions", "custody", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers", "budget", "custody"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -4147,6 +4200,9 @@ func (v SessionOptions) MarshalJSON() ([]byte, error) {
 	}
 	if v.Budget != nil {
 		w.field("budget", v.Budget)
+	}
+	if v.Custody != nil {
+		w.field("custody", v.Custody)
 	}
 	return w.bytes()
 }
@@ -4565,6 +4621,10 @@ type AgentSelection struct {
 	// sessions per process (`share` in the catalog; another lane is `unsupported_selector`). Unset
 	// fields take the catalog's values, then the defaults.
 	Share *ShareOptions `json:"share,omitempty"`
+
+	// (1.3) With `options.custody: "proxy"`: the model API base URL the proxy forwards to, instead of
+	// the catalog's.
+	Upstream *string `json:"upstream,omitempty"`
 }
 
 func decodeAgentSelection(raw json.RawMessage) (AgentSelection, error) {
@@ -4620,7 +4680,12 @@ func decodeAgentSelectionFields(m map[string]json.RawMessage) (AgentSelection, e
 			return v, fieldError("AgentSelection", "share", err)
 		}
 	}
-	if err := rejectUnknown(m, "AgentSelection", "id", "lane", "program", "args", "credentials", "set", "inherit", "share"); err != nil {
+	if raw, ok := m["upstream"]; ok {
+		if v.Upstream, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("AgentSelection", "upstream", err)
+		}
+	}
+	if err := rejectUnknown(m, "AgentSelection", "id", "lane", "program", "args", "credentials", "set", "inherit", "share", "upstream"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -4660,6 +4725,9 @@ func (v AgentSelection) MarshalJSON() ([]byte, error) {
 	}
 	if v.Share != nil {
 		w.field("share", v.Share)
+	}
+	if v.Upstream != nil {
+		w.field("upstream", v.Upstream)
 	}
 	return w.bytes()
 }

@@ -92,6 +92,7 @@ export interface CatalogAgent {
   credentials: CatalogCredential[];
   settings?: CatalogEnv;
   root?: CatalogRootCaveat;
+  modelApi?: CatalogModelApi;
   /**
    * Arguments that print its version (default `["--version"]`).
    */
@@ -141,6 +142,34 @@ export interface CatalogRootCaveat {
   refusesBypass: boolean;
   set?: CatalogEnv;
   note: string;
+}
+/**
+ * (1.3, R-CUSTODY-1) How the agent reaches its model API, measured against the real agent: the variable that points it elsewhere, the one its key comes from, and the header the key travels in. With it, `options.custody: "proxy"` can keep the key out of the agent.
+ *
+ * This interface was referenced by `AgentCatalog`'s JSON-Schema
+ * via the `definition` "CatalogModelApi".
+ */
+export interface CatalogModelApi {
+  /**
+   * The variable the agent takes its API base URL from.
+   */
+  baseUrlVariable: string;
+  /**
+   * The credential variable holding the key (one of `credentials`).
+   */
+  keyVariable: string;
+  /**
+   * The request header that carries the key (lower case).
+   */
+  keyHeader: "x-api-key" | "authorization" | "x-goog-api-key";
+  /**
+   * Written before the key in the header, e.g. `Bearer `.
+   */
+  keyPrefix?: string;
+  /**
+   * The API's own base URL, used when the host gives no base URL variable nor `agent.upstream`.
+   */
+  upstream: string;
 }
 
 /**

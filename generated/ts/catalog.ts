@@ -45,6 +45,12 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @anthropic-ai/claude-code@2.1.197",
       "testedVersion": "2.1.197",
       "ci": true,
+      "modelApi": {
+        "baseUrlVariable": "ANTHROPIC_BASE_URL",
+        "keyVariable": "ANTHROPIC_API_KEY",
+        "keyHeader": "x-api-key",
+        "upstream": "https://api.anthropic.com"
+      },
       "credentials": [
         {
           "name": "ANTHROPIC_API_KEY",
@@ -102,6 +108,12 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @agentclientprotocol/claude-agent-acp@0.101.0",
       "testedVersion": "0.101.0",
       "ci": true,
+      "modelApi": {
+        "baseUrlVariable": "ANTHROPIC_BASE_URL",
+        "keyVariable": "ANTHROPIC_API_KEY",
+        "keyHeader": "x-api-key",
+        "upstream": "https://api.anthropic.com"
+      },
       "credentials": [
         {
           "name": "ANTHROPIC_API_KEY",
@@ -252,6 +264,12 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @google/gemini-cli@0.61.0",
       "testedVersion": "0.61.0",
       "ci": true,
+      "modelApi": {
+        "baseUrlVariable": "GOOGLE_GEMINI_BASE_URL",
+        "keyVariable": "GEMINI_API_KEY",
+        "keyHeader": "x-goog-api-key",
+        "upstream": "https://generativelanguage.googleapis.com"
+      },
       "credentials": [
         {
           "name": "GEMINI_API_KEY",
@@ -311,6 +329,13 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @qwen-code/qwen-code@0.15.10",
       "testedVersion": "0.15.10",
       "ci": true,
+      "modelApi": {
+        "baseUrlVariable": "OPENAI_BASE_URL",
+        "keyVariable": "OPENAI_API_KEY",
+        "keyHeader": "authorization",
+        "keyPrefix": "Bearer ",
+        "upstream": "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
+      },
       "credentials": [
         {
           "name": "OPENAI_API_KEY",

@@ -714,6 +714,10 @@ export interface SessionOptions {
    */
   mcpServers?: McpServer[];
   budget?: Budget;
+  /**
+   * (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of a4aa's loopback egress proxy with a per-session token and a placeholder key; the proxy adds the real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (the base URL variable the host gave, else `agent.upstream`, else the catalog's). Only for `{agent}` opens whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned. Requests with a missing or another session's token are refused 403.
+   */
+  custody?: "proxy";
 }
 /**
  * (1.2) An MCP server the agent starts as a child process and speaks to on its stdin/stdout. It gets exactly the `env` literals (names and values checked like `EnvSet`'s) and nothing of the sidecar's environment; agents that always add their own environment are noted in the README. Values are redacted from logs and transcripts.
@@ -830,6 +834,10 @@ export interface AgentSelection {
    */
   inherit?: string[];
   share?: ShareOptions;
+  /**
+   * (1.3) With `options.custody: "proxy"`: the model API base URL the proxy forwards to, instead of the catalog's.
+   */
+  upstream?: string;
 }
 /**
  * (1.2) The answer to `agents/list`.

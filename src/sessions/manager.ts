@@ -27,6 +27,8 @@ import { Attachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
 import { Facts } from "../telemetry/facts.js";
 import type { SessionTracer } from "./tracing.js";
+import { custodyEnv, custodyRoute } from "../custody/open.js";
+import { CustodyProxy } from "../custody/proxy.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -72,6 +74,8 @@ export class SessionManager implements SessionService {
   readonly views: SessionViews;
   private readonly defaultCaller: Viewer | undefined;
   readonly facts: Facts;
+  /** R-CUSTODY-1: the egress proxy, started by the first custody open. */
+  private custody: Promise<CustodyProxy> | undefined;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.facts = o.facts ?? new Facts();
@@ -131,7 +135,19 @@ export class SessionManager implements SessionService {
 
   /** The spec an open (or a prewarm) runs: its own, or a catalog agent's resolved. */
   private resolve(params: Parameters<typeof specForOpen>[0]): ReturnType<typeof specForOpen> {
-    return specForOpen(params, () => (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv })));
+    return specForOpen(params, () => this.catalog());
+  }
+
+  private catalog(): AgentCatalog {
+    return (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv }));
+  }
+
+  /** A session is gone (closed, or its open failed): its views, transcript and custody token go too. */
+  private forget(id: string): void {
+    this.sessions.delete(id);
+    this.views.remove(id);
+    this.o.recording?.close(id);
+    void this.custody?.then((p) => p.release(id));
   }
 
   /** The agent's environment (§5); the redactor learns every literal first (R-REC-1). */
@@ -186,6 +202,8 @@ export class SessionManager implements SessionService {
     const env = this.childEnv(spec, params);
     // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
     checkMcpServers(params.options?.mcpServers);
+    // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
+    const custody = params.options?.custody === "proxy" ? custodyRoute(params, params.agent ? this.catalog().find(params.agent.id) : undefined, env) : undefined;
 
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
@@ -196,6 +214,11 @@ export class SessionManager implements SessionService {
     }
 
     const id = `${this.idPrefix}-${++this.counter}`;
+    if (custody) {
+      const proxy = await (this.custody ??= CustodyProxy.start(this.o.logger));
+      const token = proxy.register({ sessionId: id, ...custody });
+      custodyEnv(this.catalog().find(params.agent!.id)!, env, `${proxy.url}/s/${token}`);
+    }
     const transcript = this.o.recording?.open(id, spec, options);
     const host = new CountedAttachments(this.facts, { sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
     const session = new Session({
@@ -239,11 +262,7 @@ export class SessionManager implements SessionService {
       };
     } catch (e) {
       openSpan?.end({ error: e instanceof A4aaError ? e : undefined });
-      if (session.state === "opening" || session.state === "closed") {
-        this.sessions.delete(id);
-        this.views.remove(id);
-        this.o.recording?.close(id);
-      }
+      if (session.state === "opening" || session.state === "closed") this.forget(id);
       throw e;
     }
   }
@@ -341,9 +360,7 @@ export class SessionManager implements SessionService {
       return { processes: { ended: 0, killed: 0 } };
     }
     const processes = await s.close();
-    this.sessions.delete(s.id);
-    this.views.remove(s.id);
-    this.o.recording?.close(s.id);
+    this.forget(s.id);
     return { processes };
   }
 
@@ -352,11 +369,10 @@ export class SessionManager implements SessionService {
     const results = await Promise.allSettled(
       all.map(async (s) => {
         await s.close();
-        this.sessions.delete(s.id);
-        this.views.remove(s.id);
-        this.o.recording?.close(s.id);
+        this.forget(s.id);
       }),
     );
+    await this.custody?.then((p) => p.close()).catch(() => undefined);
     let clean = await this.pool.closeAll().catch((e) => {
       this.o.logger.error(`stopping the shared agent processes failed: ${(e as Error).message}`);
       return false;

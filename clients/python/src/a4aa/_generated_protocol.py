@@ -212,6 +212,21 @@ def _decode_McpHttpServerType(v: Any, path: str = "McpHttpServerType") -> McpHtt
     return cast(McpHttpServerType, _c.enum(v, path, _McpHttpServerType_VALUES))
 
 
+SessionOptionsCustody = Literal["proxy"]
+"""(1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of
+a4aa's loopback egress proxy with a per-session token and a placeholder key; the proxy adds the
+real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (the base
+URL variable the host gave, else `agent.upstream`, else the catalog's). Only for `{agent}` opens
+whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned.
+Requests with a missing or another session's token are refused 403.
+"""
+_SessionOptionsCustody_VALUES: FrozenSet[str] = frozenset(get_args(Literal["proxy"]))
+
+
+def _decode_SessionOptionsCustody(v: Any, path: str = "SessionOptionsCustody") -> SessionOptionsCustody:
+    return cast(SessionOptionsCustody, _c.enum(v, path, _SessionOptionsCustody_VALUES))
+
+
 ImageContentMimeType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 _ImageContentMimeType_VALUES: FrozenSet[str] = frozenset(get_args(Literal["image/png", "image/jpeg", "image/gif", "image/webp"]))
 
@@ -2059,6 +2074,14 @@ class SessionOptions:
     same name.
     """
     budget: Optional[Budget] = None
+    custody: Optional[SessionOptionsCustody] = None
+    """(1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of
+    a4aa's loopback egress proxy with a per-session token and a placeholder key; the proxy adds the
+    real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (the base
+    URL variable the host gave, else `agent.upstream`, else the catalog's). Only for `{agent}` opens
+    whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned.
+    Requests with a missing or another session's token are refused 403.
+    """
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -2075,6 +2098,8 @@ class SessionOptions:
             out["mcpServers"] = _c.encode(self.mcp_servers)
         if self.budget is not None:
             out["budget"] = _c.encode(self.budget)
+        if self.custody is not None:
+            out["custody"] = _c.encode(self.custody)
         return out
 
     @classmethod
@@ -2092,10 +2117,11 @@ class SessionOptions:
             permission=_c.optional(d, "permission", path, _decode_PermissionPreset, None),
             mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_McpServer), None),
             budget=_c.optional(d, "budget", path, Budget.from_json, None),
+            custody=_c.optional(d, "custody", path, _decode_SessionOptionsCustody, None),
         )
 
 
-_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers", "budget"})
+_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers", "budget", "custody"})
 
 
 @dataclass(kw_only=True)
@@ -2273,6 +2299,10 @@ class AgentSelection:
     sessions per process (`share` in the catalog; another lane is `unsupported_selector`). Unset
     fields take the catalog's values, then the defaults.
     """
+    upstream: Optional[str] = None
+    """(1.3) With `options.custody: "proxy"`: the model API base URL the proxy forwards to, instead of
+    the catalog's.
+    """
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -2292,6 +2322,8 @@ class AgentSelection:
             out["inherit"] = _c.encode(self.inherit)
         if self.share is not None:
             out["share"] = _c.encode(self.share)
+        if self.upstream is not None:
+            out["upstream"] = _c.encode(self.upstream)
         return out
 
     @classmethod
@@ -2311,10 +2343,11 @@ class AgentSelection:
             set=_c.optional(d, "set", path, _decode_EnvLiterals, None),
             inherit=_c.optional(d, "inherit", path, _c.array_of(_c.STRING), None),
             share=_c.optional(d, "share", path, ShareOptions.from_json, None),
+            upstream=_c.optional(d, "upstream", path, _c.STRING, None),
         )
 
 
-_AgentSelection_FIELDS: FrozenSet[str] = frozenset({"id", "lane", "program", "args", "credentials", "set", "inherit", "share"})
+_AgentSelection_FIELDS: FrozenSet[str] = frozenset({"id", "lane", "program", "args", "credentials", "set", "inherit", "share", "upstream"})
 
 
 @dataclass(kw_only=True)
@@ -4577,6 +4610,7 @@ __all__ = [
     "McpServer",
     "decode_mcp_server",
     "Budget",
+    "SessionOptionsCustody",
     "SessionOptions",
     "TextContent",
     "ImageContentMimeType",
