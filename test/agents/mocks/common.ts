@@ -1,6 +1,7 @@
 // The shared core of the model-API mocks: a loopback HTTP server, a scripted queue of
 // replies, request recording (secrets redacted) and an SSE writer that stops cleanly when
 // the client hangs up. Node built-ins only.
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -114,6 +115,9 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string>;
+  /** sha256 (hex) of each secret header's value as received, bearer scheme stripped: a test
+   * compares it with the digest of the key it expects, without the mock keeping the key. */
+  secretDigests: Record<string, string>;
   /** Parsed JSON body, or the raw text when it is not JSON, or null when empty. */
   body: any;
   /** The images the body carries, in order (the whole conversation sent, history included). */
@@ -161,6 +165,14 @@ export interface ModelMock {
 }
 
 const SECRET_HEADERS = /^(authorization|x-api-key|x-goog-api-key|api-key|cookie|proxy-authorization|openai-api-key)$/i;
+
+export function secretDigests(h: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (typeof v === "string" && SECRET_HEADERS.test(k)) out[k] = createHash("sha256").update(v.replace(/^Bearer /i, "")).digest("hex");
+  }
+  return out;
+}
 
 export function redactHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
@@ -214,6 +226,7 @@ export async function startMockServer(name: string, opts: MockOptions, handler: 
         path: u.pathname,
         query: Object.fromEntries(u.searchParams),
         headers: redactHeaders(req.headers),
+        secretDigests: secretDigests(req.headers),
         body,
         images: [],
         role: "meta",
