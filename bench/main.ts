@@ -7,6 +7,7 @@ import { allowStarts, killAll, markedPids, refuseStarts, ROOT, sidecarNodeFlags,
 import { markdownTable, type SuiteResult } from "./lib/report.js";
 import type { SuiteContext } from "./suites/context.js";
 import { coldStartSuite } from "./suites/coldstart.js";
+import { custodySuite } from "./suites/custody.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
@@ -28,6 +29,7 @@ const SUITES = {
   journal: { run: journalSuite, quickMs: 60_000, fullMs: 240_000 },
   share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
   otel: { run: otelSuite, quickMs: 60_000, fullMs: 180_000 },
+  custody: { run: custodySuite, quickMs: 60_000, fullMs: 120_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 
