@@ -26,7 +26,7 @@ import { FlowGate } from "../transport/ndjson-writer.js";
 import { Attachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
 import { Facts } from "../telemetry/facts.js";
-import type { SessionTracer } from "./tracing.js";
+import type { SessionTracer } from "../telemetry/tracing.js";
 import { custodyEnv, custodyRoute } from "../custody/open.js";
 import { CustodyProxy } from "../custody/proxy.js";
 

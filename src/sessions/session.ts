@@ -16,7 +16,7 @@ import { PermissionBroker } from "./permissions.js";
 import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
 import { SessionBudget } from "./budget.js";
-import type { SessionTracer, TurnSpan } from "./tracing.js";
+import type { SessionTracer, TurnSpan } from "../telemetry/tracing.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";

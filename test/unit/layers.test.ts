@@ -23,7 +23,9 @@ const ALLOWED: Record<string, string[]> = {
   lanes: ["supervise", "env", "transport", "errors", "log", "generated", "clients/ts/session-state"],
   // The agents catalog (1.2): agent id → AgentSpec, installed programs, --version probes.
   catalog: ["supervise", "env", "errors", "log", "generated", "version"],
-  sessions: ["telemetry", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  sessions: ["telemetry", "custody", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  // R-CUSTODY-1: the egress proxy and what an open under custody changes (catalog's modelApi).
+  custody: ["catalog", "errors", "log", "generated"],
   // The recorder parses agent lines with the one depth-checked parser (transport).
   journal: ["supervise", "env", "transport", "errors", "log", "generated"],
   replay: ["journal", "errors", "log", "generated"],
@@ -35,8 +37,9 @@ const ALLOWED: Record<string, string[]> = {
   // document model, which depends on nothing.
   "schema-diff": ["openrpc"],
   openrpc: [],
-  // R-REMOTE-8: the facts the sidecar reports (a leaf) and their exporters.
-  telemetry: [],
+  // R-REMOTE-8: the facts the sidecar reports and their exporters (Prometheus; OTLP, whose
+  // spans need the protocol's types and log their failed sends); the leaves only.
+  telemetry: ["errors", "log", "generated"],
   errors: ["generated"],
   log: [],
   version: [],
@@ -46,7 +49,7 @@ const ALLOWED: Record<string, string[]> = {
   // the command line's own argument parser).
   "cli/run": ["clients", "generated", "cli/args"],
   // The rest of the command line is the top: it wires everything together.
-  cli: ["cli/run", "clients", "listen", "telemetry", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
+  cli: ["cli/run", "clients", "listen", "telemetry", "custody", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
 };
 
 function tsFiles(dir: string): string[] {

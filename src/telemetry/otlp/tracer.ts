@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { AgentEvent, Usage } from "../../../generated/ts/types.js";
 import type { A4aaError } from "../../errors.js";
-import type { SessionTracer, TurnInfo, TurnSpan } from "../../sessions/tracing.js";
+import type { SessionTracer, TurnInfo, TurnSpan } from "../tracing.js";
 import type { OtlpExporter, OtlpSpan, OtlpValue } from "./exporter.js";
 
 const SPAN_KIND_INTERNAL = 1;

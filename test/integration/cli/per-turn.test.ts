@@ -303,11 +303,12 @@ describe("cli lane, per-turn runner details", () => {
       assert.match(err.error.data.detail, /Model unavailable/);
     }));
 
-  it("gemini: an error event followed by an odd exit code is agent_failed; GEMINI_CLI_NO_RELAUNCH is set", () =>
+  it("R-USAGE-1: gemini: an error event ('quota exceeded') followed by an odd exit code is quota_exhausted; GEMINI_CLI_NO_RELAUNCH is set", () =>
     withHost(async (h) => {
       const s = await open(h, { spec: spec("gemini") });
       const err = await prompt(h, s.sessionId, "error-event").catch((e) => e);
-      assert.equal(err.code, "agent_failed");
+      assert.equal(err.code, "quota_exhausted");
+      assert.equal(err.error.data.retryable, false);
       assert.match(err.error.data.detail, /quota exceeded/);
     }));
 

@@ -1,9 +1,15 @@
 // What the sessions tell a tracer (R-OTEL-1): an open, a turn with its events and permission
-// waits. Types only: the OTLP exporter (src/telemetry/otlp/) implements them and is loaded
-// only when export is configured; without it nothing here costs more than a check.
-import type { AgentEvent, TurnOutcome } from "../../generated/ts/types.js";
+// waits. Types only: the OTLP exporter (./otlp/) implements them and is loaded only when
+// export is configured; without it nothing here costs more than a check.
+import type { AgentEvent, ToolKind, TurnOutcome } from "../../generated/ts/types.js";
 import type { A4aaError } from "../errors.js";
-import type { PermissionAsk, PermissionDecision } from "../lanes/lane.js";
+
+/** The permission request a wait is about (a lane's PermissionAsk has these). */
+export interface TracedAsk {
+  toolCallId: string;
+  kind: ToolKind;
+}
+export type TracedDecision = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
 
 export interface SessionTracer {
   /** `session/open` of an agent: ended when the open answers. */
@@ -30,6 +36,6 @@ export interface TurnSpan {
   readonly traceparent: string;
   event(e: AgentEvent): void;
   /** A permission wait began; the returned function ends it with the decision. */
-  permission(ask: PermissionAsk): (decision: PermissionDecision | undefined, decidedBy: "host" | "policy") => void;
+  permission(ask: TracedAsk): (decision: TracedDecision | undefined, decidedBy: "host" | "policy") => void;
   end(r: { outcome?: TurnOutcome; error?: A4aaError }): void;
 }
