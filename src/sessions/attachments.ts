@@ -8,6 +8,7 @@ import { validatePermissionResponse } from "../../generated/ts/validators.js";
 import type { Journal } from "../journal/journal.js";
 import type { FlowGate } from "../transport/ndjson-writer.js";
 import type { HostChannel } from "./host-channel.js";
+import type { Facts } from "../telemetry/facts.js";
 
 /** One host connection as the sessions see it. */
 export interface Viewer {
@@ -181,4 +182,19 @@ export class Attachments implements HostChannel {
 function isValidAnswer(request: PermissionRequest, answer: unknown): boolean {
   if (!validatePermissionResponse(answer)) return false;
   return "cancelled" in answer || request.options.some((o) => o.optionId === answer.selected);
+}
+
+/** Every event a session sends is counted once, whoever views it (R-REMOTE-8). */
+export class CountedAttachments extends Attachments {
+  constructor(
+    private readonly facts: Facts,
+    o: ConstructorParameters<typeof Attachments>[0],
+  ) {
+    super(o);
+  }
+
+  override event(sessionId: string, event: AgentEvent, seq: number): void {
+    this.facts.event(event.type);
+    super.event(sessionId, event, seq);
+  }
 }

@@ -3,18 +3,13 @@
 // methods to it by id.
 import { checkNotEmpty } from "../lanes/prompt-content.js";
 import { randomUUID } from "node:crypto";
-import { statSync } from "node:fs";
-import path from "node:path";
 import type { ParamsOf, ResultOf } from "../../generated/ts/methods.js";
-import type { AgentEvent, AgentSpec, EnvLiterals, PermissionPreset } from "../../generated/ts/types.js";
-import { buildChildEnv, openSecrets } from "../env/policy.js";
+import type { AgentSpec } from "../../generated/ts/types.js";
 import type { Recording } from "../journal/recorder.js";
-import { secrets } from "../journal/redact.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
 import { laneDriver } from "../lanes/registry.js";
-import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
-import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
+import type { AnyLaneDriver } from "../lanes/lane.js";
 import { SharedPool } from "../lanes/shared-pool.js";
 import type { SessionService } from "./service.js";
 import { AgentCatalog } from "../catalog/catalog.js";
@@ -23,11 +18,12 @@ import type { HostChannel } from "./host-channel.js";
 import { Session, type SessionTimings } from "./session.js";
 import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 import { FlowGate } from "../transport/ndjson-writer.js";
-import { Attachments, type Viewer } from "./attachments.js";
+import { CountedAttachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
 import { Facts } from "../telemetry/facts.js";
 import type { SessionTracer } from "../telemetry/tracing.js";
-import { custodyEnv, custodyRoute } from "../custody/open.js";
+import { custodyEnv } from "../custody/open.js";
+import { checkOpen, childEnv } from "./open-checks.js";
 import { CustodyProxy } from "../custody/proxy.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
@@ -150,14 +146,6 @@ export class SessionManager implements SessionService {
     void this.custody?.then((p) => p.release(id));
   }
 
-  /** The agent's environment (§5); the redactor learns every literal first (R-REC-1). */
-  private childEnv(spec: AgentSpec, params: Parameters<typeof openSecrets>[0]): Record<string, string> {
-    const sessionEnv = params.env;
-    secrets.add(openSecrets(params));
-    const env = buildChildEnv({ policy: spec.command.env, sessionEnv, hostEnv: this.o.hostEnv, trustHostEnv: this.o.trustHostEnv });
-    if (!env.ok) throw env.error;
-    return env.env;
-  }
 
   /** What the agent process runs with besides its spec and env (part of a shared process's key). */
   private processSettings(spec: AgentSpec) {
@@ -187,31 +175,12 @@ export class SessionManager implements SessionService {
       );
     }
     const started = performance.now();
-    const { spec, shown } = this.resolve(params);
-    const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
-    let isDir = false;
-    try {
-      isDir = statSync(cwd).isDirectory();
-    } catch {
-      // reported below
-    }
-    if (!isDir) throw errors.invalidParams("open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
-
-    // R-REC-1: the redactor learns every literal before anything about this open is logged.
-    secrets.add(mcpLiterals(params.options?.mcpServers));
-    const env = this.childEnv(spec, params);
-    // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
-    checkMcpServers(params.options?.mcpServers);
-    // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
-    const custody = params.options?.custody === "proxy" ? custodyRoute(params, params.agent ? this.catalog().find(params.agent.id) : undefined, env) : undefined;
-
-    const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
-    const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
-    const options: ResolvedOptions = { ...params.options, permission };
-    driver.precheck(spec, options, params.resume);
-    if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share && !driver.prewarm) {
-      throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes; open without share`);
-    }
+    const { spec, shown, cwd, env, custody, driver, permission, options } = await checkOpen(params, {
+      hostEnv: this.o.hostEnv,
+      trustHostEnv: this.o.trustHostEnv,
+      catalog: () => this.catalog(),
+      drivers: this.o.drivers,
+    });
 
     const id = `${this.idPrefix}-${++this.counter}`;
     if (custody) {
@@ -277,14 +246,7 @@ export class SessionManager implements SessionService {
     this.facts.turnStarted();
     try {
       const outcome = await s.prompt(request);
-      const u = outcome.usage;
-      const agent = this.views.get(s.id)?.agent ?? "?";
-      if (u) {
-        this.facts.tokensUsed(agent, "input", u.inputTokens ?? 0);
-        this.facts.tokensUsed(agent, "output", u.outputTokens ?? 0);
-        this.facts.tokensUsed(agent, "cached_input", u.cachedInputTokens ?? 0);
-        this.facts.tokensUsed(agent, "reasoning", u.reasoningTokens ?? 0);
-      }
+      if (outcome.usage) this.facts.turnUsage(this.views.get(s.id)?.agent ?? "?", outcome.usage);
       return outcome;
     } finally {
       this.facts.turnEnded((performance.now() - started) / 1000);
@@ -331,7 +293,7 @@ export class SessionManager implements SessionService {
         `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
       );
     }
-    const env = this.childEnv(spec, params);
+    const env = childEnv(spec, params, this.o);
     const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
     driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
     if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);
@@ -384,20 +346,5 @@ export class SessionManager implements SessionService {
       }
     });
     return clean;
-  }
-}
-
-/** Every event a session sends is counted once, whoever views it (R-REMOTE-8). */
-class CountedAttachments extends Attachments {
-  constructor(
-    private readonly facts: Facts,
-    o: ConstructorParameters<typeof Attachments>[0],
-  ) {
-    super(o);
-  }
-
-  override event(sessionId: string, event: AgentEvent, seq: number): void {
-    this.facts.event(event.type);
-    super.event(sessionId, event, seq);
   }
 }

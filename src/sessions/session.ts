@@ -16,7 +16,7 @@ import { PermissionBroker } from "./permissions.js";
 import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
 import { SessionBudget } from "./budget.js";
-import type { SessionTracer, TurnSpan } from "../telemetry/tracing.js";
+import { tracePermission, type SessionTracer, type TurnSpan } from "../telemetry/tracing.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";
@@ -188,14 +188,8 @@ export class Session {
     const turnSignal = this.turn && !this.turn.settled ? this.turn.abort.signal : AbortSignal.abort();
     const signal = this.lifetime.signal.aborted ? this.lifetime.signal : turnSignal;
     const decided = this.broker.decide(ask, withdrawn ? AbortSignal.any([signal, withdrawn]) : signal);
-    const span = this.turn && !this.turn.settled ? this.turn.span : undefined;
-    if (!span) return decided;
-    const end = span.permission(ask);
     // Who decided: a preset or a timeout is the policy; an answer is the host's.
-    return decided.then(
-      (d) => (end(d, this.o.permission === "ask" ? "host" : "policy"), d),
-      (e: unknown) => (end(undefined, "policy"), Promise.reject(e)),
-    );
+    return tracePermission(this.turn && !this.turn.settled ? this.turn.span : undefined, ask, decided, this.o.permission === "ask" ? "host" : "policy");
   };
 
   private get closingStarted(): boolean {

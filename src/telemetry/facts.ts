@@ -62,6 +62,14 @@ export class Facts {
     bump(this.errors, code, 1);
   }
 
+  /** A turn's usage (R-USAGE-1 shape): its token kinds counted for the agent. */
+  turnUsage(agent: string, u: { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; reasoningTokens?: number }): void {
+    this.tokensUsed(agent, "input", u.inputTokens ?? 0);
+    this.tokensUsed(agent, "output", u.outputTokens ?? 0);
+    this.tokensUsed(agent, "cached_input", u.cachedInputTokens ?? 0);
+    this.tokensUsed(agent, "reasoning", u.reasoningTokens ?? 0);
+  }
+
   tokensUsed(agent: string, kind: string, n: number): void {
     if (!Number.isFinite(n) || n <= 0) return;
     let m = this.tokens.get(agent);

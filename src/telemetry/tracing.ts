@@ -1,6 +1,6 @@
 // What the sessions tell a tracer (R-OTEL-1): an open, a turn with its events and permission
-// waits. Types only: the OTLP exporter (./otlp/) implements them and is loaded only when
-// export is configured; without it nothing here costs more than a check.
+// waits. The OTLP exporter (./otlp/) implements them and is loaded only when export is
+// configured; without it nothing here costs more than a check.
 import type { AgentEvent, ToolKind, TurnOutcome } from "../../generated/ts/types.js";
 import type { A4aaError } from "../errors.js";
 
@@ -38,4 +38,14 @@ export interface TurnSpan {
   /** A permission wait began; the returned function ends it with the decision. */
   permission(ask: TracedAsk): (decision: TracedDecision | undefined, decidedBy: "host" | "policy") => void;
   end(r: { outcome?: TurnOutcome; error?: A4aaError }): void;
+}
+
+/** A permission wait as a span of the turn (when the turn is traced): ended with its decision. */
+export function tracePermission<D extends TracedDecision>(span: TurnSpan | undefined, ask: TracedAsk, decided: Promise<D>, by: "host" | "policy"): Promise<D> {
+  if (!span) return decided;
+  const end = span.permission(ask);
+  return decided.then(
+    (d) => (end(d, by), d),
+    (e: unknown) => (end(undefined, "policy"), Promise.reject(e)),
+  );
 }

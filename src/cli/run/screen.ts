@@ -200,3 +200,8 @@ export function fullRows(text: string, width: number): { rows: string[]; rest: s
   }
   return { rows, rest };
 }
+
+/** stdout and stderr are both a terminal: what the screen shows, the person has read. */
+export function sameTerminal(): boolean {
+  return !!process.stdout.isTTY && !!process.stderr.isTTY;
+}

@@ -9,8 +9,9 @@ import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
 import { KeyInput, optionKeys } from "./keys.js";
 import type { RunOptions } from "./options.js";
+import { resumeFlags } from "./resume-hint.js";
 import { Renderer } from "./renderer.js";
-import { PlainScreen, TtyScreen, type Screen } from "./screen.js";
+import { PlainScreen, TtyScreen, type Screen, sameTerminal } from "./screen.js";
 import { RunSession, offered } from "./session.js";
 import { colors, wantColor } from "./style.js";
 
@@ -344,19 +345,4 @@ export class TerminalRun {
         return "prompt";
     }
   }
-}
-
-/** The flags that reopen the same agent in the same place: the agent, its lane, --cwd when it
- * is not the shell's, and --env by name only (a value would land in the shell's history). */
-export function resumeFlags(o: RunOptions, shellCwd: string): string {
-  const q = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
-  let how = "agent" in o.target ? ` --agent ${q(o.target.agent.id)}${o.target.agent.lane ? ` --lane ${o.target.agent.lane}` : ""}` : o.label === "example agent" ? "" : " --spec …";
-  if (o.cwd !== shellCwd) how += ` --cwd ${q(o.cwd)}`;
-  for (const name of Object.keys(o.env)) how += ` --env ${name}`;
-  return how;
-}
-
-/** stdout and stderr are both a terminal: what the screen shows, the person has read. */
-function sameTerminal(): boolean {
-  return !!process.stdout.isTTY && !!process.stderr.isTTY;
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { forwardStderr } from "../stderr-events.js";
 import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
-import { A4aaError, errors } from "../../errors.js";
+import { errors } from "../../errors.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "../handshake-deadline.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
 import { withTimeout } from "../../supervise/deadline.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseRunArgs, type RunOptions } from "../../../../src/cli/run/options.js";
 import { similarIds } from "../../../../src/cli/run/session.js";
-import { resumeFlags } from "../../../../src/cli/run/terminal-run.js";
+import { resumeFlags } from "../../../../src/cli/run/resume-hint.js";
 
 test("the resume hint keeps --agent, --lane, --cwd (when not the shell's) and --env names, never their values", () => {
   process.env.A4AA_RESUME_TEST_KEY = "secret-value";

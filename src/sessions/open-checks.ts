@@ -1,0 +1,74 @@
+// Everything session/open checks before an id exists or anything is spawned: the spec (its own
+// or the catalog's), the cwd, the environment boundary and the redactor's literals (§5,
+// R-REC-1), MCP servers (R-MCP-2), custody (R-CUSTODY-1), the lane's selectors and share.
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { ParamsOf } from "../../generated/ts/methods.js";
+import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
+import type { AgentCatalog } from "../catalog/catalog.js";
+import { specForOpen } from "../catalog/open.js";
+import { custodyRoute } from "../custody/open.js";
+import type { CustodyRoute } from "../custody/proxy.js";
+import { buildChildEnv, openSecrets } from "../env/policy.js";
+import { errors } from "../errors.js";
+import { secrets } from "../journal/redact.js";
+import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
+import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
+import { laneDriver } from "../lanes/registry.js";
+
+export interface EnvRules {
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  trustHostEnv: boolean;
+}
+
+/** The agent's environment (§5); the redactor learns every literal first (R-REC-1). */
+export function childEnv(spec: AgentSpec, params: Parameters<typeof openSecrets>[0], rules: EnvRules): Record<string, string> {
+  secrets.add(openSecrets(params));
+  const env = buildChildEnv({ policy: spec.command.env, sessionEnv: params.env, hostEnv: rules.hostEnv, trustHostEnv: rules.trustHostEnv });
+  if (!env.ok) throw env.error;
+  return env.env;
+}
+
+export interface CheckedOpen {
+  spec: AgentSpec;
+  /** The resolved spec as the open result shows it (catalog opens). */
+  shown?: AgentSpec;
+  cwd: string;
+  env: Record<string, string>;
+  custody?: Omit<CustodyRoute, "sessionId">;
+  driver: AnyLaneDriver;
+  permission: PermissionPreset;
+  options: ResolvedOptions;
+}
+
+export async function checkOpen(
+  params: ParamsOf<"session/open">,
+  deps: EnvRules & { catalog: () => AgentCatalog; drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver> },
+): Promise<CheckedOpen> {
+  const { spec, shown } = specForOpen(params, deps.catalog);
+  const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
+  let isDir = false;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw errors.invalidParams("open", `cwd ${JSON.stringify(cwd)} is not an existing directory`);
+
+  // R-REC-1: the redactor learns every literal before anything about this open is logged.
+  secrets.add(mcpLiterals(params.options?.mcpServers));
+  const env = childEnv(spec, params, deps);
+  // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
+  checkMcpServers(params.options?.mcpServers);
+  // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
+  const custody = params.options?.custody === "proxy" ? custodyRoute(params, params.agent ? deps.catalog().find(params.agent.id) : undefined, env) : undefined;
+
+  const driver = await (deps.drivers ?? laneDriver)(spec.lane);
+  const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
+  const options: ResolvedOptions = { ...params.options, permission };
+  driver.precheck(spec, options, params.resume);
+  if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share && !driver.prewarm) {
+    throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes; open without share`);
+  }
+  return { spec, ...(shown ? { shown } : {}), cwd, env, ...(custody ? { custody } : {}), driver, permission, options };
+}
