@@ -174,6 +174,9 @@ const MinLengthAgentLaneProgram = 1
 // MinLengthAgentCredentialName is the minLength of AgentCredential.name.
 const MinLengthAgentCredentialName = 1
 
+// DefaultOpenResultShared is the default of OpenResult.shared.
+const DefaultOpenResultShared = false
+
 // MinUsageInputTokens is the minimum of Usage.inputTokens.
 const MinUsageInputTokens = 0
 

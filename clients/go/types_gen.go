@@ -6041,7 +6041,7 @@ type OpenResult struct {
 	Capabilities Capabilities `json:"capabilities"`
 
 	// (1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's
-	// first session.
+	// first session. Absent means `false`.
 	Shared *bool `json:"shared,omitempty"`
 
 	// The agent's name and version (ACP), else `null`.

@@ -80,6 +80,7 @@ class PyWriter {
 
   fieldDefault(f: Field): string | undefined {
     if (f.required) return undefined;
+    if (f.default !== undefined) return f.default ? "True" : "False";
     return this.holdsNull(f.type) ? "UNSET" : "None";
   }
 

@@ -26,6 +26,8 @@ export interface Field {
   description?: string;
   /** `x-empty-means-absent` (optional strings): "" says the same as leaving it out, so a Go field needs no pointer. */
   emptyIsAbsent?: boolean;
+  /** A boolean's schema `default`: what an absent field means (Python fills it in). */
+  default?: boolean;
 }
 
 export interface ConstField {
@@ -201,6 +203,7 @@ export function buildShapes(model: ProtocolModel): Shapes {
         required: required.has(wire),
         description: ps.description as string | undefined,
         ...(ps["x-empty-means-absent"] === true ? { emptyIsAbsent: true } : {}),
+        ...(typeof ps.default === "boolean" && !required.has(wire) ? { default: ps.default } : {}),
       });
     }
     // `required` of an outer schema can name a property of an allOf part.

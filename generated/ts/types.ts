@@ -916,7 +916,7 @@ export interface OpenResult {
   nativeSessionId: string | null;
   capabilities: Capabilities;
   /**
-   * (1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's first session.
+   * (1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's first session. Absent means `false`.
    */
   shared?: boolean;
   /**

@@ -110,3 +110,43 @@ def test_a_prompt_given_up_on_still_gets_its_marker(start: Start) -> None:
             break
     assert ev.outcome is None and isinstance(ev.error, TimeoutError)
     client.session_cancel(session_id=sid, timeout=CALL_TIMEOUT)
+
+
+def test_a_cancelled_turns_text_never_leaks_into_the_next_prompt_stream(start: Start) -> None:
+    """Issue 29: a stream left after a cancel (`break`) kept its turn's rest queued; the next
+    prompt_stream showed it first ("tick1 tickMOCK-OK 20")."""
+    client = start()
+    sid = client.session_open(agent=AgentSelection(id="example"), cwd=str(ROOT), timeout=CALL_TIMEOUT).session_id
+    for cancel in (True, False):
+        stream = client.prompt_stream(session_id=sid, text="/slow 4", timeout=CALL_TIMEOUT)
+        for ev in stream:
+            if isinstance(ev, MessageChunkEvent):
+                break  # the person stops reading after the first chunk …
+        if cancel:
+            client.session_cancel(session_id=sid, timeout=CALL_TIMEOUT)  # … and cancels, or lets it run out
+        stream.close()
+        items = list(client.prompt_stream(session_id=sid, text="/echo after", timeout=CALL_TIMEOUT))
+        assert isinstance(items[-1], TurnEnd) and items[-1].outcome is not None
+        assert text_of(items[:-1]) == "after", text_of(items[:-1])
+
+
+def test_async_a_cancelled_turns_text_never_leaks_into_the_next_prompt_stream() -> None:
+    async def main() -> str:
+        async with AsyncClient(sidecar_command(), close_timeout=20) as client:
+            sid = (await client.session_open(agent=AgentSelection(id="example"), cwd=str(ROOT), timeout=CALL_TIMEOUT)).session_id
+            agen = client.prompt_stream(session_id=sid, text="/slow 4", timeout=CALL_TIMEOUT)
+            async for ev in agen:
+                if isinstance(ev, MessageChunkEvent):
+                    break
+            await agen.aclose()
+            items = [ev async for ev in client.prompt_stream(session_id=sid, text="/echo after", timeout=CALL_TIMEOUT)]
+            return text_of(items[:-1])
+
+    assert asyncio.run(main()) == "after"
+
+
+def test_open_result_shared_is_false_when_absent(start: Start) -> None:
+    """Issue 29: OpenResult.shared was None for a session on its own process; absent means False."""
+    client = start()
+    opened = client.session_open(agent=AgentSelection(id="example"), cwd=str(ROOT), timeout=CALL_TIMEOUT)
+    assert opened.shared is False

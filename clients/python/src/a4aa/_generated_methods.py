@@ -115,7 +115,7 @@ class HostMethods(abc.ABC):
     def agents_list(
         self,
         *,
-        probe: Optional[bool] = None,
+        probe: Optional[bool] = False,
         timeout: Optional[float] = None,
     ) -> p.AgentsListResult:
         """`agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""
@@ -273,7 +273,7 @@ class AsyncHostMethods(abc.ABC):
     async def agents_list(
         self,
         *,
-        probe: Optional[bool] = None,
+        probe: Optional[bool] = False,
         timeout: Optional[float] = None,
     ) -> p.AgentsListResult:
         """`agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""

@@ -3076,9 +3076,9 @@ class OpenResult:
     """(1.2) Present when the session was opened by `agent`: the `AgentSpec` it resolved to, exactly
     what runs, with every credential value replaced by `"<redacted>"` (R-AGENT-1).
     """
-    shared: Optional[bool] = None
+    shared: Optional[bool] = False
     """(1.2) The session runs on a shared agent process (`share`); `true` also when it is the process's
-    first session.
+    first session. Absent means `false`.
     """
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
@@ -3091,7 +3091,7 @@ class OpenResult:
         out["sessionId"] = _c.encode(self.session_id)
         out["nativeSessionId"] = _c.encode(self.native_session_id)
         out["capabilities"] = _c.encode(self.capabilities)
-        if self.shared is not None:
+        if self.shared is not False:
             out["shared"] = _c.encode(self.shared)
         out["agentInfo"] = _c.encode(self.agent_info)
         out["sessionState"] = _c.encode(self.session_state)
@@ -3111,7 +3111,7 @@ class OpenResult:
             session_id=_c.required(d, "sessionId", path, _decode_SessionId),
             native_session_id=_c.required(d, "nativeSessionId", path, _c.nullable(_c.STRING)),
             capabilities=_c.required(d, "capabilities", path, Capabilities.from_json),
-            shared=_c.optional(d, "shared", path, _c.BOOLEAN, None),
+            shared=_c.optional(d, "shared", path, _c.BOOLEAN, False),
             agent_info=_c.required(d, "agentInfo", path, _c.nullable(AgentInfo.from_json)),
             session_state=_c.required(d, "sessionState", path, _c.nullable(SessionState.from_json)),
             extra=_c.extra(d, _OpenResult_FIELDS),
@@ -3903,13 +3903,13 @@ _AgentsPrewarmParams_FIELDS: FrozenSet[str] = frozenset({"spec", "agent", "env",
 @dataclass(kw_only=True)
 class AgentsListParams:
     """Params of `agents/list`: (1.2) The agents catalog, and which of its agents are installed here."""
-    probe: Optional[bool] = None
+    probe: Optional[bool] = False
     """Also run each installed program's `--version` (default false)."""
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
         out: Dict[str, Any] = {}
-        if self.probe is not None:
+        if self.probe is not False:
             out["probe"] = _c.encode(self.probe)
         return out
 
@@ -3922,7 +3922,7 @@ class AgentsListParams:
     def _from_obj(cls, d: Dict[str, Any], path: str) -> AgentsListParams:
         _c.reject_unknown(d, _AgentsListParams_FIELDS, path)
         return cls(
-            probe=_c.optional(d, "probe", path, _c.BOOLEAN, None),
+            probe=_c.optional(d, "probe", path, _c.BOOLEAN, False),
         )
 
 

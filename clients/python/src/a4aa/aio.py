@@ -15,7 +15,7 @@ import asyncio
 import inspect
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
+from typing import IO, Any, AsyncGenerator, AsyncIterator, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
 
 from ._generated_methods import AsyncHostMethods
 from . import _generated_protocol as p
@@ -175,16 +175,24 @@ class AsyncClient(AsyncHostMethods):
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
-    ) -> AsyncIterator[StreamItem]:
+    ) -> AsyncGenerator[StreamItem, None]:
         """session/prompt as one stream (`async for`): the session's events up to this turn's
         end, then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
         events(session_id): read that nowhere else meanwhile. timeout bounds each wait.
         content: blocks after the text (a4aa.content: image_file, file_resource, file_link)."""
         c = self._c
         params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort).to_json()
+        stream = self.events(session_id)
+        # The rest of an abandoned turn of this session is read and dropped first (see Client).
+        leftovers = c._abandoned.pending(session_id)
+        while leftovers:
+            left = await stream.get(timeout)
+            if left is None:
+                break
+            c._abandoned.skip(session_id, leftovers, left)
         id_, fut, line = c._register(_PROMPT, params)
         await self._loop.run_in_executor(self._writer, c._send, id_, line)
-        stream = self.events(session_id)
+        finished = False
         try:
             while True:
                 item = await stream.get(timeout)
@@ -192,10 +200,14 @@ class AsyncClient(AsyncHostMethods):
                 if out is not None:
                     yield out
                 if done:
+                    finished = True
                     return
         except (TimeoutError, asyncio.CancelledError) as e:
             c._forget(id_, e)
             raise
+        finally:
+            if not finished:
+                c._abandoned.add(session_id, id_)
 
     async def close(self, timeout: Optional[float] = None) -> int:
         """Closes the sidecar's stdin (EOF) after every request already made has been

@@ -16,7 +16,7 @@ import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union, cast
+from typing import IO, Any, Callable, Dict, Generator, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Set, Tuple, Union, cast
 
 from . import _generated_protocol as p
 from ._codec import DecodeError
@@ -77,6 +77,32 @@ def _turn_end(id_: int, msg: Dict[str, Any]) -> TurnEnd:
         return TurnEnd(outcome=p.TurnOutcome.from_json(msg.get("result"), "TurnOutcome"), _id=id_)
     except DecodeError as e:
         return TurnEnd(error=A4aaError.peer_closed(True, f"session/prompt: {e}"), _id=id_)
+
+
+class _Abandoned:
+    """Prompt streams left before their turn's end (a `break` after a cancel, an exception):
+    the rest of that turn's events is still queued in the session's stream. The next prompt
+    stream of the session skips them, up to the abandoned turn's TurnEnd, so an old turn's
+    text never leaks into a new one."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids: Dict[str, Set[int]] = {}
+
+    def pending(self, session_id: str) -> Set[int]:
+        with self._lock:
+            return set(self._ids.get(session_id, ()))
+
+    def add(self, session_id: str, id_: int) -> None:
+        with self._lock:
+            self._ids.setdefault(session_id, set()).add(id_)
+
+    def skip(self, session_id: str, pending: Set[int], item: StreamItem) -> None:
+        """Drops `item` of an abandoned turn; its TurnEnd ends that turn's leftovers."""
+        if isinstance(item, TurnEnd) and item._id in pending:
+            pending.discard(item._id)
+            with self._lock:
+                self._ids.get(session_id, set()).discard(item._id)
 
 
 class _Sink(Protocol):
@@ -180,6 +206,7 @@ class Client(HostMethods):
         self._max = max_line_bytes
         self._close_timeout = close_timeout
         self._lock = threading.Lock()
+        self._abandoned = _Abandoned()
         self._wlock = threading.Lock()
         self._ids = itertools.count(1)
         self._pending: Dict[int, "Future[Any]"] = {}
@@ -280,27 +307,41 @@ class Client(HostMethods):
         model: Optional[str] = None,
         effort: Optional[p.Effort] = None,
         timeout: Optional[float] = None,
-    ) -> Iterator[StreamItem]:
+    ) -> Generator[StreamItem, None, None]:
         """session/prompt as one stream: yields the session's events up to this turn's end,
         then its TurnEnd (`.outcome`); raises the prompt's error instead. It reads
         events(session_id): read that nowhere else meanwhile. timeout bounds each wait.
         content: blocks after the text (a4aa.content: image_file, file_resource, file_link)."""
         params = p.SessionPromptParams(session_id=session_id, text=text, content=content, model=model, effort=effort).to_json()
+        stream = self.events(session_id)
+        # The rest of an abandoned turn of this session is read and dropped first (the turn
+        # was cancelled, or it ends by itself): its text never shows in this one.
+        leftovers = self._abandoned.pending(session_id)
+        while leftovers:
+            item = stream.get(timeout)
+            if item is None:
+                break
+            self._abandoned.skip(session_id, leftovers, item)
         id_, fut, line = self._register(_PROMPT, params)
         self._send(id_, line)
-        stream = self.events(session_id)
-        while True:
-            try:
-                item = stream.get(timeout)
-            except TimeoutError:
-                err = TimeoutError(f"{_PROMPT}: no answer within {timeout} s")
-                self._forget(id_, err)
-                raise err from None
-            done, out = _prompt_stream_step(item, id_, fut)
-            if out is not None:
-                yield out
-            if done:
-                return
+        finished = False
+        try:
+            while True:
+                try:
+                    item = stream.get(timeout)
+                except TimeoutError:
+                    err = TimeoutError(f"{_PROMPT}: no answer within {timeout} s")
+                    self._forget(id_, err)
+                    raise err from None
+                done, out = _prompt_stream_step(item, id_, fut)
+                if out is not None:
+                    yield out
+                if done:
+                    finished = True
+                    return
+        finally:
+            if not finished:
+                self._abandoned.add(session_id, id_)
 
     def _new_sink(self) -> _Sink:
         return EventStream()
