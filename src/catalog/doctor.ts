@@ -46,7 +46,7 @@ export async function runDoctor({ catalog, env, isRoot }: DoctorInput): Promise<
       if (c.required && !env[c.name]) {
         problems.push({
           what: `${c.name} is not set in this shell (${c.description})`,
-          fix: `export ${c.name}=…, or have the host pass it in session/open agent.credentials`,
+          fix: `export ${c.name}=… (a4aa run passes it to the agent from this shell; a host passes it in session/open agent.credentials)`,
         });
       }
     }
