@@ -28,7 +28,8 @@ const ALIASES: Record<string, string> = {
   opencode: "opencode",
 };
 
-function agentKey(spec: AgentSpec): string | undefined {
+/** Which known agent a spec runs (claude, codex, gemini, qwen, opencode), if a4aa can tell. */
+export function agentFamily(spec: AgentSpec): string | undefined {
   if (spec.lane === "cli" && ALIASES[spec.driver]) return ALIASES[spec.driver];
   if (spec.lane === "rpc") return "codex";
   // `npx @agentclientprotocol/claude-agent-acp`, `node …/gemini.js --acp`: the first word that names one.
@@ -41,7 +42,7 @@ function agentKey(spec: AgentSpec): string | undefined {
 
 /** The credential variables `spec`'s agent reads, [] when a4aa does not know that agent. */
 export function credentialVariables(spec: AgentSpec): readonly string[] {
-  const key = agentKey(spec);
+  const key = agentFamily(spec);
   return key ? CREDENTIALS[key] : [];
 }
 

@@ -15,6 +15,7 @@ import { secrets } from "../journal/redact.js";
 import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
 import { laneDriver } from "../lanes/registry.js";
+import { trustWorkspaceForMcp } from "../lanes/gemini-trust.js";
 
 export interface EnvRules {
   hostEnv: Readonly<Record<string, string | undefined>>;
@@ -60,6 +61,7 @@ export async function checkOpen(
   const env = childEnv(spec, params, deps);
   // R-MCP-2: the MCP servers' env by the same rules, before anything is spawned.
   checkMcpServers(params.options?.mcpServers);
+  trustWorkspaceForMcp(spec, params.options?.mcpServers, env);
   // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
   const custody = params.options?.custody === "proxy" ? custodyRoute(params, params.agent ? deps.catalog().find(params.agent.id) : undefined, env) : undefined;
 

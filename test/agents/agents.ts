@@ -149,6 +149,8 @@ export interface PrepareOptions {
   model?: string;
   /** Extra literal env vars. */
   env?: Record<string, string>;
+  /** Gemini: leave its folder trust on, as a fresh install has it (default off in these tests). */
+  folderTrust?: boolean;
 }
 
 /** Everything needed to run one agent against its mock, in isolation. */
@@ -342,7 +344,7 @@ export function prepareAgent(name: AgentName, mock: { url: string }, opts: Prepa
     case "gemini":
     case "gemini-acp":
       model = opts.model ?? "gemini-2.5-flash";
-      writeFile(path.join(home, ".gemini", "settings.json"), geminiStyleSettings("gemini-api-key"));
+      writeFile(path.join(home, ".gemini", "settings.json"), geminiStyleSettings("gemini-api-key", opts.folderTrust ? { security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: true } } } : {}));
       Object.assign(env, {
         GOOGLE_GEMINI_BASE_URL: url,
         GEMINI_API_KEY: "mock-gemini-key",
