@@ -20,7 +20,7 @@ test("gemini with MCP servers: its workspace is trusted for the process; without
 });
 
 test("gemini with MCP servers in an environment that makes the folder untrusted: refused with the fix", () => {
-  for (const env of [{ GEMINI_CLI_TRUST_WORKSPACE: "false" }, { GEMINI_RESTRICTED_MODE: "true" }]) {
+  for (const env of [{ GEMINI_CLI_TRUST_WORKSPACE: "false" }, { GEMINI_RESTRICTED_MODE: "true" }] as Record<string, string>[]) {
     assert.throws(
       () => trustWorkspaceForMcp(gemini, servers, { ...env }),
       (e: unknown) => e instanceof A4aaError && e.code === "unsupported_selector" && /drop that variable, or open without mcpServers/.test(e.detail ?? ""),
