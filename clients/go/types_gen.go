@@ -1500,6 +1500,78 @@ func (v StderrEvent) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// NoticeEvent: (1.3) Something the agent says about itself that is not the reply: it is retrying
+// an unreachable or failing model API (codex's `Reconnecting... 2/5`, app-server `error` with
+// `willRetry`), or another warning it reports while the turn goes on. For a person to see; the
+// turn is not over.
+// Its `type` is fixed and written by MarshalJSON.
+type NoticeEvent struct {
+	Text string `json:"text"`
+
+	// The agent is retrying a failed request (the turn may still end well).
+	Retrying *bool `json:"retrying,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Type is always "notice".
+func (NoticeEvent) Type() string { return "notice" }
+
+func (NoticeEvent) isAgentEvent() {}
+
+func decodeNoticeEvent(raw json.RawMessage) (NoticeEvent, error) {
+	m, err := objectOf(raw, "NoticeEvent")
+	if err != nil {
+		return NoticeEvent{}, err
+	}
+	return decodeNoticeEventFields(m)
+}
+
+func decodeNoticeEventFields(m map[string]json.RawMessage) (NoticeEvent, error) {
+	var v NoticeEvent
+	var err error
+	if err := checkConstString(m, "NoticeEvent", "type", "notice"); err != nil {
+		return v, err
+	}
+	if raw, ok := m["text"]; ok {
+		if v.Text, err = decString(raw); err != nil {
+			return v, fieldError("NoticeEvent", "text", err)
+		}
+	} else {
+		return v, missingField("NoticeEvent", "text")
+	}
+	if raw, ok := m["retrying"]; ok {
+		if v.Retrying, err = ptrOf(decBool)(raw); err != nil {
+			return v, fieldError("NoticeEvent", "retrying", err)
+		}
+	}
+	v.Extra = extraFields(m, "type", "text", "retrying")
+	return v, nil
+}
+
+// UnmarshalJSON decodes NoticeEvent strictly: required fields, types, consts are checked.
+func (v *NoticeEvent) UnmarshalJSON(data []byte) error {
+	r, err := decodeNoticeEvent(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names and the fixed fields; absent optional fields are left out.
+func (v NoticeEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", "notice")
+	w.field("text", v.Text)
+	if v.Retrying != nil {
+		w.field("retrying", v.Retrying)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // RawEventSource: one of a fixed set of strings.
 type RawEventSource string
 
@@ -1611,8 +1683,8 @@ func (v RawEvent) MarshalJSON() ([]byte, error) {
 // event types they do not know.
 // One of MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent,
 // ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, StatusEvent,
-// RateLimitsEvent, PermissionResolvedEvent, StderrEvent, RawEvent, or UnknownAgentEvent for a
-// `type` this client does not know. Switch on the concrete type.
+// RateLimitsEvent, PermissionResolvedEvent, StderrEvent, NoticeEvent, RawEvent, or
+// UnknownAgentEvent for a `type` this client does not know. Switch on the concrete type.
 type AgentEvent interface {
 	// Type is the `type` tag.
 	Type() string
@@ -1718,6 +1790,12 @@ func decodeAgentEvent(raw json.RawMessage) (AgentEvent, error) {
 		return v, nil
 	case "stderr":
 		v, err := decodeStderrEventFields(m)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	case "notice":
+		v, err := decodeNoticeEventFields(m)
 		if err != nil {
 			return nil, err
 		}
@@ -8589,6 +8667,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeRateLimitWindow(data)
 	case "PermissionResolvedEvent":
 		return decodePermissionResolvedEvent(data)
+	case "NoticeEvent":
+		return decodeNoticeEvent(data)
 	case "StderrEvent":
 		return decodeStderrEvent(data)
 	case "RawEvent":

@@ -22,6 +22,7 @@ export type AgentEvent =
   | RateLimitsEvent
   | PermissionResolvedEvent
   | StderrEvent
+  | NoticeEvent
   | RawEvent;
 /**
  * What a tool call does. A later minor version may add kinds: hosts treat a kind they do not know as `other`.
@@ -294,6 +295,7 @@ export interface A4AaProtocolTypes {
   RateLimitsEvent?: RateLimitsEvent;
   RateLimitWindow?: RateLimitWindow;
   PermissionResolvedEvent?: PermissionResolvedEvent;
+  NoticeEvent?: NoticeEvent;
   StderrEvent?: StderrEvent;
   RawEvent?: RawEvent;
   ToolKind?: ToolKind;
@@ -496,6 +498,17 @@ export interface PermissionResolvedEvent {
 export interface StderrEvent {
   type: "stderr";
   text: string;
+}
+/**
+ * (1.3) Something the agent says about itself that is not the reply: it is retrying an unreachable or failing model API (codex's `Reconnecting... 2/5`, app-server `error` with `willRetry`), or another warning it reports while the turn goes on. For a person to see; the turn is not over.
+ */
+export interface NoticeEvent {
+  type: "notice";
+  text: string;
+  /**
+   * The agent is retrying a failed request (the turn may still end well).
+   */
+  retrying?: boolean;
 }
 /**
  * Something the agent sent that the lane could not map; nothing the agent says is silently lost.

@@ -89,6 +89,7 @@ export declare const validateAgentStatus: Validator<T.AgentStatus>;
 export declare const validateRateLimitsEvent: Validator<T.RateLimitsEvent>;
 export declare const validateRateLimitWindow: Validator<T.RateLimitWindow>;
 export declare const validatePermissionResolvedEvent: Validator<T.PermissionResolvedEvent>;
+export declare const validateNoticeEvent: Validator<T.NoticeEvent>;
 export declare const validateStderrEvent: Validator<T.StderrEvent>;
 export declare const validateRawEvent: Validator<T.RawEvent>;
 export declare const validateToolKind: Validator<T.ToolKind>;

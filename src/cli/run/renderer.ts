@@ -121,9 +121,15 @@ export class Renderer {
       case "permissionResolved":
         if (e.decidedBy === "policy") {
           const t = this.tools.get(e.toolCallId);
-          this.note(`permission ${e.outcome === "selected" ? `"${e.optionId}"` : "cancelled"} by the --permission preset${t ? `: ${t.title}` : ""}`);
+          // A policy's cancel is also a cancelled turn or a timeout: only a selection names the preset.
+          this.note(e.outcome === "selected" ? `permission "${e.optionId}" by the --permission preset${t ? `: ${t.title}` : ""}` : `permission request withdrawn (the turn was cancelled, the request timed out, or the preset refused it)${t ? `: ${t.title}` : ""}`);
         }
         return;
+      case "notice":
+        // The agent retrying its model API (codex's "Reconnecting... 2/5"): the person sees why it is slow.
+        this.endStream();
+        this.screen.line(`${this.c.yellow("!")} ${e.retrying ? "retrying: " : ""}${fit(e.text, this.screen.columns() - 12)}`);
+        return this.redraw();
       case "stderr":
         this.stderrTail.push(e.text);
         if (this.stderrTail.length > STDERR_KEPT) this.stderrTail.shift();

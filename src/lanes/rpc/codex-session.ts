@@ -281,6 +281,10 @@ export class CodexLaneSession implements LaneSession {
       case "account/rateLimits/updated":
         if (p.rateLimits && typeof p.rateLimits === "object") return emit(rateLimitsOf(p as unknown as C.AccountRateLimitsUpdatedNotification));
         break;
+      case "error":
+        // willRetry: codex retries a failing or unreachable API and the turn goes on (a person sees it).
+        if (p.willRetry === true) return emit({ type: "notice", text: String((p.error as { message?: unknown } | undefined)?.message ?? "retrying"), retrying: true });
+        break;
       case "thread/name/updated":
         if (typeof p.threadName === "string") return emit({ type: "sessionInfo", nativeSessionId: this.threadId!, title: p.threadName });
         break;

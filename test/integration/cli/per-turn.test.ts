@@ -243,6 +243,19 @@ describe("cli lane, per-turn runner details", () => {
       assert.equal((await prompt(h, s.sessionId, "text")).text, "Hello from Codex.");
     }));
 
+  it("issue 29: codex's 'Reconnecting...' lines are notice events (retrying), the turn goes on", () =>
+    withHost(async (h) => {
+      const s = await open(h, { spec: spec("codex") });
+      const out = await prompt(h, s.sessionId, "reconnect");
+      assert.equal(out.stopReason, "endTurn");
+      assert.equal(out.text, "Back online.");
+      const notices = h.eventsOf(s.sessionId).filter((e) => e.type === "notice");
+      assert.deepEqual(notices, [
+        { type: "notice", text: "Reconnecting... waiting for network (Connection failed: error sending request)", retrying: true },
+        { type: "notice", text: "Reconnecting... 2/5 (stream disconnected before completion)", retrying: true },
+      ]);
+    }));
+
   it("after the terminal event a lingering CLI is ended after a short grace", () =>
     withHost(async (h) => {
       const s = await open(h, { spec: spec("codex") });

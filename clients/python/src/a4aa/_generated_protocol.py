@@ -1010,6 +1010,48 @@ _StderrEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text"})
 
 
 @dataclass(kw_only=True)
+class NoticeEvent:
+    """(1.3) Something the agent says about itself that is not the reply: it is retrying an unreachable
+    or failing model API (codex's `Reconnecting... 2/5`, app-server `error` with `willRetry`), or
+    another warning it reports while the turn goes on. For a person to see; the turn is not over.
+    """
+    type: ClassVar[Literal["notice"]] = "notice"
+    text: str
+    retrying: Optional[bool] = None
+    """The agent is retrying a failed request (the turn may still end well)."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["type"] = "notice"
+        out["text"] = _c.encode(self.text)
+        if self.retrying is not None:
+            out["retrying"] = _c.encode(self.retrying)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "NoticeEvent") -> NoticeEvent:
+        """Decodes and checks one NoticeEvent; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> NoticeEvent:
+        _c.const(d, "type", "notice", path)
+        return cls(
+            text=_c.required(d, "text", path, _c.STRING),
+            retrying=_c.optional(d, "retrying", path, _c.BOOLEAN, None),
+            extra=_c.extra(d, _NoticeEvent_FIELDS),
+        )
+
+
+_NoticeEvent_FIELDS: FrozenSet[str] = frozenset({"type", "text", "retrying"})
+
+
+@dataclass(kw_only=True)
 class RawEvent:
     """Something the agent sent that the lane could not map; nothing the agent says is silently lost."""
     type: ClassVar[Literal["raw"]] = "raw"
@@ -4205,7 +4247,7 @@ class UnknownAgentEvent:
         return dict(self.raw)
 
 
-AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, StatusEvent, RateLimitsEvent, PermissionResolvedEvent, StderrEvent, RawEvent, UnknownAgentEvent]
+AgentEvent = Union[MessageChunkEvent, ThoughtChunkEvent, UserMessageChunkEvent, ToolCallEvent, ToolCallUpdateEvent, PlanEvent, UsageEvent, ModeChangedEvent, SessionInfoEvent, StatusEvent, RateLimitsEvent, PermissionResolvedEvent, StderrEvent, NoticeEvent, RawEvent, UnknownAgentEvent]
 """One thing the agent did or said. Internally tagged by `type`. Hosts must ignore event types they
 do not know.
 """
@@ -4241,6 +4283,8 @@ def decode_agent_event(data: Any, path: str = "AgentEvent") -> AgentEvent:
         return PermissionResolvedEvent._from_obj(d, path)
     if tag == "stderr":
         return StderrEvent._from_obj(d, path)
+    if tag == "notice":
+        return NoticeEvent._from_obj(d, path)
     if tag == "raw":
         return RawEvent._from_obj(d, path)
     return UnknownAgentEvent(type=tag, raw=d)
@@ -4481,6 +4525,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "RateLimitsEvent": RateLimitsEvent.from_json,
     "RateLimitWindow": RateLimitWindow.from_json,
     "PermissionResolvedEvent": PermissionResolvedEvent.from_json,
+    "NoticeEvent": NoticeEvent.from_json,
     "StderrEvent": StderrEvent.from_json,
     "RawEvent": RawEvent.from_json,
     "ToolKind": _decode_ToolKind,
@@ -4560,6 +4605,7 @@ __all__ = [
     "PermissionResolvedEventDecidedBy",
     "PermissionResolvedEvent",
     "StderrEvent",
+    "NoticeEvent",
     "RawEventSource",
     "RawEvent",
     "AgentEvent",

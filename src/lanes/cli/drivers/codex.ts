@@ -172,7 +172,9 @@ function codexParser(_t: TurnBuild, memo: DriverMemo): LineParser {
           return;
         case "error":
           lastError = str(msg.message) ?? lastError;
-          sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
+          // "Reconnecting... 2/5 (…)": codex retries and the turn goes on; a person should see it.
+          if (/^Reconnecting\b/i.test(lastError ?? "")) sink.emit({ type: "notice", text: lastError!, retrying: true });
+          else sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
           return;
         default:
           sink.emit({ type: "raw", source: "stdout", payload: json(msg) });
