@@ -40,15 +40,21 @@ function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 async function jsonRun(o: RunOptions, prompt: string): Promise<number> {
   const line = (v: unknown) => process.stdout.write(`${JSON.stringify(v)}\n`);
+  // The first line is the open (as --help promises): events the agent sends while the session
+  // opens (a resumed history, its mode) wait for it.
+  let early: unknown[] | null = [];
   const session = new RunSession({
-    onEvent: (sessionId, event) => line({ sessionId, event }),
+    onEvent: (sessionId, event) => (early ? early.push({ sessionId, event }) : line({ sessionId, event })),
     onPermission: failClosed(o, (t) => process.stderr.write(t)),
     onSidecarLog: (t) => process.stderr.write(t),
   });
   let code: number = EXIT.error;
   try {
-    const open = await session.openSession(o);
-    line({ sessionId: open.sessionId, open });
+    const open = await session.openSession(o, (opened) => {
+      line({ sessionId: opened.sessionId, open: opened });
+      for (const e of early ?? []) line(e);
+      early = null;
+    });
     const outcome = await session.prompt(prompt, undefined, o.attachments.map((a) => a.block));
     line({ sessionId: open.sessionId, outcome });
     code = exitFor(outcome);
