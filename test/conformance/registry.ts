@@ -88,7 +88,9 @@ export const REQUIREMENTS: Requirement[] = [
   R("R-HOSTILE-5", "mandatory", "a4aa.v1 §14", "On the acp and rpc lanes, stdout EOF of the agent ends its turn with agent_exited and stops the agent."),
   // §15–§17 (1.3), capability tier. R-REMOTE-1…9 are judged over a WebSocket (checks/remote.ts;
   // n/a when the implementation does not listen); R-REMOTE-10 is the clients' (their own
-  // tests); §16–§17 are n/a until a check covers them.
+  // tests); R-BUDGET-1, R-USAGE-1 and R-OTEL-2 are judged with the fake ACP agent
+  // (checks/cost.ts); R-CUSTODY-1, R-SANDBOX-*, R-OTEL-1/3 are n/a until a check covers them
+  // (a4aa's own tests cover custody and OTLP export: test/real/custody, test/integration/otel).
   R("R-REMOTE-1", "capability", "a4aa.v1 §15", "(1.3) serve --listen ws://…|wss://…|unix:… (repeatable): every connection is a host channel speaking the whole of a4aa.v1 with §1's limits and errors; with --listen and no --stdio, stdin is not read."),
   R("R-REMOTE-2", "capability", "a4aa.v1 §15", "(1.3) A listener beyond loopback or a unix socket requires --auth-token-file; an upgrade without a matching bearer token is 401, a foreign Origin 403; the token's name is the tenant; tokens appear in no log, transcript or metric."),
   R("R-REMOTE-3", "capability", "a4aa.v1 §15", "(1.3) Sessions belong to the sidecar and their tenant: a connection that ends detaches them (turns go on, permissions wait then fail closed); --detach-ttl closes abandoned sessions; another tenant's id is unknown_session."),

@@ -12,5 +12,6 @@ import { journalChecks } from "./journal.js";
 import { catalogChecks } from "./catalog.js";
 import { capabilityChecks } from "./capabilities-1-2.js";
 import { remoteChecks } from "./remote.js";
+import { costChecks } from "./cost.js";
 
-export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks, ...catalogChecks, ...capabilityChecks, ...remoteChecks];
+export const CHECKS: Check[] = [...framingChecks, ...fuzzChecks, ...sessionChecks, ...permissionChecks, ...envChecks, ...lifecycleChecks, ...supervisionChecks, ...acpChecks, ...rpcChecks, ...cliChecks, ...hostileChecks, ...journalChecks, ...catalogChecks, ...capabilityChecks, ...remoteChecks, ...costChecks];
