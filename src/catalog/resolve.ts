@@ -8,6 +8,7 @@ import { expand, type CatalogAgent, type CatalogEntry, type CatalogLane } from "
 import { findLaneProgram } from "./installed.js";
 
 import { REDACTED } from "../env/redacted.js";
+import { pathForPeople } from "../supervise/resolve-program.js";
 
 export { REDACTED };
 
@@ -42,7 +43,7 @@ function pickLane(entry: CatalogAgent, sel: AgentSelection, hostPath: string | u
   }
   const programs = [...new Set(candidates.map((l) => sel.program ?? expand(l.program)))].map((p) => JSON.stringify(p)).join(" or ");
   throw errors.spawnFailed(
-    `agent ${JSON.stringify(entry.id)} is not installed: ${programs} is not on the sidecar's PATH (${hostPath ?? "unset"}); ${installHint(entry)}`,
+    `agent ${JSON.stringify(entry.id)} is not installed: ${programs} is not on the sidecar's PATH (${pathForPeople(hostPath)}); ${installHint(entry)}`,
   );
 }
 

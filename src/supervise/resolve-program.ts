@@ -31,5 +31,12 @@ export function resolveProgram(program: string, env: Record<string, string>, cwd
     const p = path.resolve(cwd, dir, program);
     if (isExecutableFile(p)) return p;
   }
-  throw errors.spawnFailed(`cannot run ${JSON.stringify(program)}: not found on the agent's PATH (${PATH})`);
+  throw errors.spawnFailed(`cannot run ${JSON.stringify(program)}: not found on the agent's PATH (${pathForPeople(PATH)})`);
+}
+
+/** A PATH for an error message: its first folders and how many more (a long PATH buries the point). */
+export function pathForPeople(PATH: string | undefined, shown = 4): string {
+  if (!PATH) return "unset";
+  const dirs = PATH.split(path.delimiter).filter(Boolean);
+  return dirs.length <= shown ? dirs.join(path.delimiter) : `${dirs.slice(0, shown).join(path.delimiter)}${path.delimiter}… ${dirs.length - shown} more folders`;
 }
