@@ -19,6 +19,8 @@ export interface ClientOptions extends CommonOptions {
    * from (`a4aa/client`), run by this Node; `["a4aa", "serve"]` from PATH if it is missing.
    */
   command?: string[];
+  /** Flags after `serve` for the default command (e.g. `["--record", dir]`); ignored with `command`. */
+  serveArgs?: string[];
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Receives the sidecar's log lines; default: written to this process's stderr. */
@@ -62,7 +64,7 @@ export class A4aaClient extends ClientCore {
   constructor(opts: ClientOptions = {}) {
     super(opts);
     this.opts = opts;
-    const [program, ...args] = opts.command ?? bundledSidecar() ?? ["a4aa", "serve"];
+    const [program, ...args] = opts.command ?? [...(bundledSidecar() ?? ["a4aa", "serve"]), ...(opts.serveArgs ?? [])];
     this.proc = spawn(program, args, { env: opts.env, cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise((resolve) => this.proc.once("close", (code, signal) => resolve({ code, signal })));
     this.proc.once("error", (e) => this.end(`cannot run ${program}: ${e.message}`));

@@ -1,6 +1,8 @@
 // `a4aa run` in plain pipes, as scripts and CI run it (spec §9 `a4aa run`): one turn, its exit
 // status, permissions that fail closed without a terminal, --json, Ctrl-C (SIGINT), errors.
 import assert from "node:assert/strict";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { execa } from "execa";
 import { CLI, exampleAgentSpec, fakeAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
@@ -189,5 +191,20 @@ test("R-BUDGET-1: --budget sets the session's budget; the usage line shows what 
   const bad = await run(["--budget", "maxTurns=3", "hi"]);
   assert.equal(bad.exitCode, 2);
   assert.match(bad.stderr, /"maxTurns" is not a budget; use maxTurnMs, maxTokens, maxCostUsd/);
+  assert.deepEqual(await waitNoProcesses(marker), []);
+});
+
+test("--record DIR: the session's transcript is written there (mode 0600), as serve --record writes it", async () => {
+  const marker = newMarker();
+  const dir = path.join(scratchDir("a4aa-run-record"), "rec");
+  const r = await run(["--spec", spec(marker), "--permission", "bypass", "--record", dir, "look"], { marker });
+  assert.equal(r.exitCode, 0, r.stderr);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
+  assert.equal(files.length, 1, `transcripts in ${dir}: ${files.join(", ")}`);
+  const file = path.join(dir, files[0]!);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  const lines = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  assert.ok(lines.length > 5);
+  assert.match(JSON.stringify(lines), /session\/prompt/, "both sides of the sidecar, the prompt included");
   assert.deepEqual(await waitNoProcesses(marker), []);
 });

@@ -10,7 +10,7 @@ import { McpConfigError, readMcpConfig } from "./mcp-config.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
                 [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME[=VALUE]]…
-                [--attach FILE]… [--mcp-config FILE|JSON]… [--budget LIMITS] [--json] [--no-color]
+                [--attach FILE]… [--mcp-config FILE|JSON]… [--budget LIMITS] [--record DIR] [--json] [--no-color]
                 [PROMPT…]
 
 A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
@@ -37,6 +37,7 @@ interactive session. Without --agent or --spec it runs the bundled example agent
   --budget LIMITS     the session's budget, e.g. maxTurnMs=60000,maxTokens=200000,maxCostUsd=1.5:
                       a turn past one is cancelled (budget_exceeded); the usage line shows
                       what is spent
+  --record DIR        write the session's transcript to DIR (secrets redacted) for 'a4aa replay'
   --json              print the a4aa.v1 events as NDJSON on stdout, the outcome last
   --no-color          no colours (also: the NO_COLOR variable)
 
@@ -62,6 +63,8 @@ export interface RunOptions {
   noColor: boolean;
   /** The prompt from the command line ("" when none). */
   prompt: string;
+  /** --record DIR: the sidecar writes the session's transcript there (a4aa replay plays it). */
+  record?: string;
   /** --attach: content sent with the first prompt, and how to name each to the person. */
   attachments: { block: ContentBlock; label: string }[];
 }
@@ -119,6 +122,7 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
       resume: { value: true },
       env: { value: true, multiple: true },
       budget: { value: true },
+      record: { value: true },
       attach: { value: true, multiple: true },
       "mcp-config": { value: true, multiple: true },
       json: {},
@@ -199,6 +203,7 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
     json: flags.json === true,
     noColor: flags["no-color"] === true,
     prompt: positionals.join(" "),
+    ...(flagValue(flags, "record") !== undefined ? { record: path.resolve(flagValue(flags, "record")!) } : {}),
   };
 }
 
@@ -219,4 +224,9 @@ export function parseBudget(text: string): NonNullable<SessionOptions["budget"]>
   }
   if (!Object.keys(out).length) throw new UsageError("--budget wants NAME=VALUE[,NAME=VALUE]…", HELP_CMD);
   return out;
+}
+
+/** `--record DIR`: the sidecar run starts writes the transcript (it makes DIR, mode 0700). */
+export function recordArgs(o: RunOptions): string[] {
+  return o.record ? ["--record", o.record] : [];
 }

@@ -5,7 +5,7 @@ import { UsageError } from "../args.js";
 import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
-import { RUN_HELP, parseRunArgs, type RunOptions } from "./options.js";
+import { RUN_HELP, parseRunArgs, recordArgs, type RunOptions } from "./options.js";
 import { RunSession } from "./session.js";
 import { TerminalRun } from "./terminal-run.js";
 
@@ -47,7 +47,7 @@ async function jsonRun(o: RunOptions, prompt: string): Promise<number> {
     onEvent: (sessionId, event) => (early ? early.push({ sessionId, event }) : line({ sessionId, event })),
     onPermission: failClosed(o, (t) => process.stderr.write(t)),
     onSidecarLog: (t) => process.stderr.write(t),
-  });
+  }, recordArgs(o));
   let code: number = EXIT.error;
   try {
     const open = await session.openSession(o, (opened) => {

@@ -29,8 +29,12 @@ export class RunSession {
   open: OpenResult | undefined;
   private pumps: Promise<void>[] = [];
 
-  constructor(private readonly hooks: SessionHooks) {
+  constructor(
+    private readonly hooks: SessionHooks,
+    serveArgs: string[] = [],
+  ) {
     this.client = A4aaClient.start({
+      serveArgs,
       onStderr: (t) => hooks.onSidecarLog(t),
       onPermission: (req) => hooks.onPermission(req),
       closeTimeoutMs: 20_000,

@@ -8,7 +8,7 @@ import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
 import { KeyInput, optionKeys } from "./keys.js";
-import type { RunOptions } from "./options.js";
+import { recordArgs, type RunOptions } from "./options.js";
 import { resumeFlags } from "./resume-hint.js";
 import { Renderer } from "./renderer.js";
 import { PlainScreen, TtyScreen, type Screen, sameTerminal } from "./screen.js";
@@ -50,7 +50,7 @@ export class TerminalRun {
       },
       onPermission: (req) => (this.keys?.active ? this.ask(req) : refuse(req)),
       onSidecarLog: (t) => (this.screen.live ? this.r.note(t.trimEnd()) : process.stderr.write(t)),
-    });
+    }, recordArgs(o));
   }
 
   async run(prompt: string, attachmentsOnly = false): Promise<number> {
