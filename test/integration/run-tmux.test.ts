@@ -135,6 +135,25 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
       await finish(p, marker, passed);
     }
   });
+  test("a fast double Ctrl-C during a turn (both in one read) cancels it and ends the session; nothing is left", T, async () => {
+    const marker = newMarker();
+    let passed = false;
+    const p = pane(["--env", `A4AA_TEST_MARKER=${marker}`], marker, { cols: 80, rows: 20, env: { NO_COLOR: "1" } });
+    try {
+      await p.waitFor(/^›\s*$/m, 10_000, "the input prompt");
+      p.type("/slow 200");
+      p.keys("Enter");
+      await p.waitFor(/chunk 3 /, 15_000);
+      p.keys("C-c", "C-c");
+      const code = await p.exitCode(15_000);
+      assert.ok(code === 130 || code === 0, `exit ${code}`);
+      assert.match(p.history(), /ending the session/);
+      passed = true;
+    } finally {
+      await finish(p, marker, passed);
+    }
+  });
+
   test("R-CONTENT-1: /attach FILE sends an image with the next prompt only; a missing file is said, and the session goes on", T, async () => {
     const marker = newMarker();
     let passed = false;
