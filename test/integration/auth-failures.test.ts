@@ -18,6 +18,7 @@ test("issue 14: an ACP auth error from session/new is auth_required saying the e
   const d = r.error!.data;
   assert.deepEqual([d.code, d.stage, d.uncertainEffect], ["auth_required", "initialize", false]);
   assert.match(d.detail, /session\/new: Authentication required/);
+  assert.doesNotMatch(d.detail, /session\/new: session\/new/, "the method is named once (issue 29)");
   assert.match(d.detail, /environment is only what its spec names/);
   await finish(s, marker);
 });

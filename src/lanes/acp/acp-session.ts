@@ -111,7 +111,7 @@ export class AcpLaneSession implements LaneSession {
     const sessionParams = { cwd, mcpServers: mergeAcpMcpServers(spec.mcpServers, this.ctx.options.mcpServers) };
     const refused: Refusal = (e) =>
       e.code === ACP_AUTH_REQUIRED || looksLikeAuthFailure(e.message)
-        ? authFailure(spec, "initialize", `${e.method}: ${e.message}`)
+        ? authFailure(spec, "initialize", e.message)
         : errors.initializeFailed("initialize", e.message);
     let answer: A.NewSessionResponse;
     if (this.ctx.resume) {
@@ -211,7 +211,8 @@ export class AcpLaneSession implements LaneSession {
         },
         "prompt",
         (e) => {
-          const message = `session/prompt: ${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`;
+          // e.message already names the method ("session/prompt: … (code)").
+          const message = `${e.message}${e.data !== undefined ? ` ${JSON.stringify(e.data)}` : ""}`;
           // An auth failure before any tool event: the agent provably did nothing.
           if (looksLikeAuthFailure(message) || (e.code === ACP_AUTH_REQUIRED && /auth/i.test(e.message))) return authFailure(this.ctx.spec, "prompt", message, this.acted);
           return errors.agentFailed("prompt", message);
