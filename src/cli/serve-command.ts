@@ -21,6 +21,7 @@ import { remoteFlagSpecs, remoteListeners } from "./listen-flags.js";
 import { Facts } from "../telemetry/facts.js";
 import { agentProcessesInUse } from "../supervise/capacity.js";
 import { otlpConfig } from "../telemetry/otlp/config.js";
+import { scrubOwnEnviron } from "../env/own-environ.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -85,6 +86,9 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // R-REMOTE-8: the one registry of facts the server and the sessions report into.
   const facts = new Facts({ agentProcesses: agentProcessesInUse });
   const logger = createLogger(level, undefined, secrets.redact);
+  // D10: no process of this user reads the host's secrets from /proc/<sidecar>/environ.
+  const scrubbed = scrubOwnEnviron();
+  if (scrubbed !== "scrubbed") logger.info(`/proc/${process.pid}/environ still shows the sidecar's environment: ${scrubbed}`);
   // Temporary folders of sidecars that died without cleaning up (their guard killed too).
   const swept = sweepLeftovers();
   if (swept.length) logger.info(`removed ${swept.length} temporary folder(s) left by sidecars that are gone: ${swept.join(", ")}`);

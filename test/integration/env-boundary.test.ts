@@ -2,6 +2,7 @@
 // SECRET_TOKEN in its environment; the agent must never see it unless the policy allows.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { TestSidecar, fakeAgentSpec, newMarker, killMarked, FAKE_ACP_AGENT } from "../helpers/sidecar.js";
 import type { AgentSpec, EnvPolicy } from "../../generated/ts/types.js";
 
@@ -69,5 +70,15 @@ test("R-ENV-3: with --trust-host-env, inheritAll passes the whole environment", 
   const sid = await s.open(spec(marker, { policy: "inheritAll" }));
   const env = await agentEnv(s, sid);
   assert.equal(env.SECRET_TOKEN, "do-not-leak");
+  assert.equal(await s.end(), 0);
+});
+
+test("D10: the sidecar's own /proc/<pid>/environ no longer shows the host's secrets; what the policy passes on still works", async () => {
+  const { s, marker } = setup();
+  const sid = await s.open(spec(marker, { policy: "sanitized", inherit: ["PATH", "LC_TIME"] }));
+  const environ = readFileSync(`/proc/${s.proc.pid}/environ`, "latin1");
+  assert.ok(!environ.includes("do-not-leak"), "SECRET_TOKEN is not readable from /proc/<sidecar>/environ");
+  assert.ok(!environ.includes("LC_TIME=C"), "the block was cleared, not just one variable");
+  assert.equal((await agentEnv(s, sid)).LC_TIME, "C", "the sidecar's environment itself is intact (moved, not lost)");
   assert.equal(await s.end(), 0);
 });

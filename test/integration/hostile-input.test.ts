@@ -170,15 +170,15 @@ test("R-ENV-1: a set name __proto__ reaches the agent like any other name", asyn
   await finish(s, marker);
 });
 
-test("R-ENV-1 (README, Environment boundary): a same-user agent can read the sidecar's own environment, never a literal the host sent in a spec", async () => {
+test("R-ENV-1, D10 (README, Environment boundary): a same-user agent reads neither the sidecar's own environment nor a literal the host sent in a spec", async () => {
   const { s, marker } = setup();
   const literal = `lit-${marker}`;
   const spec = hostileSpec(marker) as AgentSpec & { command: { env: { set: Record<string, string> } } };
   spec.command.env.set = { ...spec.command.env.set, API_KEY: literal };
   const sid = await s.open(spec);
   const r = said(await s.ok("session/prompt", { sessionId: sid, text: `environ:${s.proc.pid}` }));
-  // The limit the README states: what the sidecar was started with is readable here.
-  assert.ok(r.environ.includes("SECRET_TOKEN=do-not-leak"), "the side door is as documented");
+  // D10: the sidecar cleared its environment block at start; only its test marker stays.
+  assert.ok(!r.environ.some((v: string) => v.includes("do-not-leak")), `the side door is closed: ${JSON.stringify(r.environ).slice(0, 300)}`);
   assert.ok(!r.environ.some((v: string) => v.includes(literal)), "a literal sent over the protocol is not in the sidecar's environ");
   await finish(s, marker);
 });
