@@ -31,6 +31,55 @@ export type CatalogLane = {
     idleMs?: number;
   };
 };
+/**
+ * (1.3, R-CUSTODY-1) How the agent reaches its model API, measured against the real agent: how it is pointed at another base URL (a variable, command-line arguments or a variable's template), the variable its key comes from, and the header the key travels in. With it, `options.custody: "proxy"` can keep the key out of the agent. At least one of `baseUrlVariable`, `baseUrlArgs`, `baseUrlSettings`.
+ *
+ * This interface was referenced by `AgentCatalog`'s JSON-Schema
+ * via the `definition` "CatalogModelApi".
+ */
+export type CatalogModelApi = CatalogModelApi1 & {
+  /**
+   * The variable the agent takes its API base URL from. Under custody it holds the proxy's URL with the session's token (`http://127.0.0.1:<port>/s/<token>`); a value the host gave it is the upstream.
+   */
+  baseUrlVariable?: string;
+  /**
+   * Arguments put before the lane's own that point the agent at a base URL, `{baseUrl}` replaced (codex: `-c` config overrides, which win over its config.toml). A command line is readable by every local user (/proc/<pid>/cmdline), so the base URL given there carries no token: under custody the session's token is the agent's placeholder key itself (`a4aa-custody-<token>`, in `keyVariable`), and the proxy knows the session by the key header.
+   *
+   * @minItems 1
+   */
+  baseUrlArgs?: [string, ...string[]];
+  baseUrlSettings?: CatalogEnv;
+  /**
+   * The credential variable holding the key (one of `credentials`): under custody the proxy holds its value and the agent gets a placeholder.
+   */
+  keyVariable: string;
+  /**
+   * Other credential variables that hold a key for this API (`ANTHROPIC_AUTH_TOKEN`, `CODEX_API_KEY`, …): under custody they are never given to the agent.
+   */
+  otherKeyVariables?: string[];
+  /**
+   * The request header that carries the key (lower case).
+   */
+  keyHeader: "x-api-key" | "authorization" | "x-goog-api-key";
+  /**
+   * Written before the key in the header, e.g. `Bearer `.
+   */
+  keyPrefix?: string;
+  /**
+   * The API's own base URL, used when the host gives neither a value of `baseUrlVariable` nor `agent.upstream`.
+   */
+  upstream: string;
+};
+export type CatalogModelApi1 =
+  | {
+      baseUrlVariable: unknown;
+    }
+  | {
+      baseUrlArgs: unknown;
+    }
+  | {
+      baseUrlSettings: unknown;
+    };
 
 /**
  * The agents a4aa knows (catalog/agents.json): how to start each one on each lane it offers, what it needs to run headless, and where to get it. Data, not code: `npm run codegen` validates the file against this schema, turns the schema into TypeScript types and writes the README's catalog table. Lane, driver and dialect names are those of `a4aa.v1.openrpc.json` (a unit test keeps them equal).
@@ -142,34 +191,6 @@ export interface CatalogRootCaveat {
   refusesBypass: boolean;
   set?: CatalogEnv;
   note: string;
-}
-/**
- * (1.3, R-CUSTODY-1) How the agent reaches its model API, measured against the real agent: the variable that points it elsewhere, the one its key comes from, and the header the key travels in. With it, `options.custody: "proxy"` can keep the key out of the agent.
- *
- * This interface was referenced by `AgentCatalog`'s JSON-Schema
- * via the `definition` "CatalogModelApi".
- */
-export interface CatalogModelApi {
-  /**
-   * The variable the agent takes its API base URL from.
-   */
-  baseUrlVariable: string;
-  /**
-   * The credential variable holding the key (one of `credentials`).
-   */
-  keyVariable: string;
-  /**
-   * The request header that carries the key (lower case).
-   */
-  keyHeader: "x-api-key" | "authorization" | "x-goog-api-key";
-  /**
-   * Written before the key in the header, e.g. `Bearer `.
-   */
-  keyPrefix?: string;
-  /**
-   * The API's own base URL, used when the host gives no base URL variable nor `agent.upstream`.
-   */
-  upstream: string;
 }
 
 /**

@@ -48,6 +48,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "modelApi": {
         "baseUrlVariable": "ANTHROPIC_BASE_URL",
         "keyVariable": "ANTHROPIC_API_KEY",
+        "otherKeyVariables": [
+          "ANTHROPIC_AUTH_TOKEN"
+        ],
         "keyHeader": "x-api-key",
         "upstream": "https://api.anthropic.com"
       },
@@ -111,6 +114,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "modelApi": {
         "baseUrlVariable": "ANTHROPIC_BASE_URL",
         "keyVariable": "ANTHROPIC_API_KEY",
+        "otherKeyVariables": [
+          "ANTHROPIC_AUTH_TOKEN"
+        ],
         "keyHeader": "x-api-key",
         "upstream": "https://api.anthropic.com"
       },
@@ -180,6 +186,21 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @openai/codex@0.171.0",
       "testedVersion": "0.171.0",
       "ci": true,
+      "modelApi": {
+        "baseUrlArgs": [
+          "-c",
+          "model_provider=\"a4aa_custody\"",
+          "-c",
+          "model_providers.a4aa_custody={name=\"OpenAI (a4aa custody)\", base_url=\"{baseUrl}\", env_key=\"OPENAI_API_KEY\", wire_api=\"responses\"}"
+        ],
+        "keyVariable": "OPENAI_API_KEY",
+        "otherKeyVariables": [
+          "CODEX_API_KEY"
+        ],
+        "keyHeader": "authorization",
+        "keyPrefix": "Bearer ",
+        "upstream": "https://api.openai.com/v1"
+      },
       "credentials": [
         {
           "name": "OPENAI_API_KEY",
@@ -267,6 +288,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "modelApi": {
         "baseUrlVariable": "GOOGLE_GEMINI_BASE_URL",
         "keyVariable": "GEMINI_API_KEY",
+        "otherKeyVariables": [
+          "GOOGLE_API_KEY"
+        ],
         "keyHeader": "x-goog-api-key",
         "upstream": "https://generativelanguage.googleapis.com"
       },

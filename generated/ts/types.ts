@@ -728,7 +728,7 @@ export interface SessionOptions {
   mcpServers?: McpServer[];
   budget?: Budget;
   /**
-   * (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of a4aa's loopback egress proxy with a per-session token and a placeholder key; the proxy adds the real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (the base URL variable the host gave, else `agent.upstream`, else the catalog's). Only for `{agent}` opens whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned. Requests with a missing or another session's token are refused 403.
+   * (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of a4aa's loopback egress proxy and a placeholder key, one of them carrying a per-session token (the URL's path, or the key when the agent takes its base URL on the command line, which every local user can read); the proxy adds the real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (`agent.upstream`, else the base URL variable the host gave, else the catalog's). Other key variables of the entry never reach the agent. The proxy's requests and bytes are counted by agent (`/metrics`) and per turn (the turn's span). Only for `{agent}` opens whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned. Requests with a missing or another session's token are refused 403.
    */
   custody?: "proxy";
 }

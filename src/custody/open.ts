@@ -1,15 +1,23 @@
 // R-CUSTODY-1 at session/open: checks that custody can be given before anything is spawned,
-// then swaps the agent's key for a placeholder and its API base URL for the proxy's.
+// then gives the agent a placeholder instead of its key and the proxy instead of its API.
 import type { SessionOpenParams } from "../../generated/ts/types.js";
+import type { CatalogModelApi } from "../../generated/ts/catalog-types.js";
+import type { AgentSpec } from "../../generated/ts/types.js";
 import type { CatalogEntry } from "../catalog/entries.js";
 import { errors } from "../errors.js";
-import type { CustodyRoute } from "./proxy.js";
+import { TOKEN_KEY_PREFIX, type CustodyRoute } from "./proxy.js";
 
-/** What the agent sees instead of its key (any non-empty value the agent accepts as a key). */
+/** What the agent sees instead of its key when the token is in its base URL. */
 export const PLACEHOLDER_KEY = "a4aa-custody-placeholder";
 
-/** The route custody will register, or the refusal (unsupported_selector / auth_required) — before spawning. */
-export function custodyRoute(params: SessionOpenParams, entry: CatalogEntry | undefined, env: Readonly<Record<string, string>>): Omit<CustodyRoute, "sessionId"> {
+/** An open that custody can serve: where its requests go, with which key, and how the agent is pointed. */
+export interface CustodyPlan {
+  route: Omit<CustodyRoute, "sessionId" | "tallies">;
+  api: CatalogModelApi;
+}
+
+/** The plan, or the refusal (unsupported_selector / auth_required) — before spawning. */
+export function custodyPlan(params: SessionOpenParams, entry: CatalogEntry | undefined, env: Readonly<Record<string, string>>): CustodyPlan {
   if (!params.agent || !entry) {
     throw errors.unsupportedSelector("open", "custody: \"proxy\" needs a catalog agent (session/open {agent: {id}}) whose entry says how its model API is reached; a spec open cannot be proxied");
   }
@@ -21,13 +29,25 @@ export function custodyRoute(params: SessionOpenParams, entry: CatalogEntry | un
   if (!key) {
     throw errors.authRequired("open", `custody: "proxy" needs the real ${api.keyVariable} (agent.credentials or the open's env): the proxy adds it to each request, the agent gets a placeholder`);
   }
-  const upstream = params.agent.upstream ?? env[api.baseUrlVariable] ?? api.upstream;
-  return { upstream, keyHeader: api.keyHeader, ...(api.keyPrefix ? { keyPrefix: api.keyPrefix } : {}), key };
+  const upstream = params.agent.upstream ?? (api.baseUrlVariable ? env[api.baseUrlVariable] : undefined) ?? api.upstream;
+  return { api, route: { upstream, keyHeader: api.keyHeader, ...(api.keyPrefix ? { keyPrefix: api.keyPrefix } : {}), key } };
 }
 
-/** The agent's environment under custody: the placeholder key and the proxy's URL. */
-export function custodyEnv(entry: CatalogEntry, env: Record<string, string>, baseUrl: string): void {
-  const api = entry.agent.modelApi!;
-  env[api.keyVariable] = PLACEHOLDER_KEY;
-  env[api.baseUrlVariable] = baseUrl;
+/**
+ * The agent under custody: its key variable holds a placeholder, its other key variables are
+ * gone, and whatever points it at its API points at the proxy. A base URL on the command line
+ * (readable by every local user) carries no token: the key is the token then. Changes `env`;
+ * returns the spec with the entry's base URL arguments before its own.
+ */
+export function underCustody(plan: CustodyPlan, env: Record<string, string>, spec: AgentSpec, proxyUrl: string, token: string): AgentSpec {
+  const { api } = plan;
+  const inArgv = api.baseUrlArgs !== undefined;
+  const baseUrl = inArgv ? proxyUrl : `${proxyUrl}/s/${token}`;
+  const fill = (template: string) => template.replaceAll("{baseUrl}", baseUrl);
+  for (const name of api.otherKeyVariables ?? []) delete env[name];
+  env[api.keyVariable] = inArgv ? `${TOKEN_KEY_PREFIX}${token}` : PLACEHOLDER_KEY;
+  if (api.baseUrlVariable) env[api.baseUrlVariable] = baseUrl;
+  for (const [name, template] of Object.entries(api.baseUrlSettings ?? {})) if (template !== undefined) env[name] = fill(template);
+  if (!api.baseUrlArgs) return spec;
+  return { ...spec, command: { ...spec.command, args: [...api.baseUrlArgs.map(fill), ...spec.command.args] } };
 }

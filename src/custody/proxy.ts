@@ -1,14 +1,17 @@
-// R-CUSTODY-1: the sidecar's loopback egress proxy. An agent opened with custody gets
-// `http://127.0.0.1:<port>/s/<token>` as its API base URL and a placeholder key; each
-// request under a live token is forwarded to that session's upstream with the real key put
-// in the header its API reads (the placeholder and any other key header removed). Responses
-// stream through as they come (SSE is never buffered); request bodies are bounded. A missing,
-// unknown or released token is refused 403 before anything is forwarded.
+// R-CUSTODY-1: the sidecar's loopback egress proxy. An agent opened with custody gets the
+// proxy as its API base URL and a placeholder key; a per-session token travels in the URL
+// (`/s/<token>/…`) or, for an agent told its base URL on the command line, as the key itself
+// (`a4aa-custody-<token>`). Each request under a live token is forwarded to that session's
+// upstream with the real key put in the header its API reads (the placeholder and any other
+// key header removed). Responses stream through as they come (SSE is never buffered); request
+// bodies are bounded. A missing, unknown or released token is refused 403 before anything is
+// forwarded.
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import https from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.js";
+import type { CustodyTraffic } from "../telemetry/facts.js";
+import { upstreamAgent } from "./upstream.js";
 
 export interface CustodyRoute {
   sessionId: string;
@@ -18,23 +21,44 @@ export interface CustodyRoute {
   keyHeader: string;
   keyPrefix?: string;
   key: string;
+  /** Added to by every request of the session (its own count, its agent's in the facts). */
+  tallies?: CustodyTraffic[];
 }
 
 /** The largest request body forwarded (a prompt with images and a long history fits). */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** What an agent holds as its key when the key is the session's token. */
+export const TOKEN_KEY_PREFIX = "a4aa-custody-";
 /** Headers that carry keys, whatever the API: an agent's placeholder never goes upstream. */
 const KEY_HEADERS = ["x-api-key", "authorization", "x-goog-api-key", "api-key"];
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host", "te", "trailer"]);
+const IN_PATH = /^\/s\/([0-9a-f]{48})(\/[^?]*)?(\?.*)?$/;
+const IN_KEY = new RegExp(`^(?:bearer\\s+)?${TOKEN_KEY_PREFIX}([0-9a-f]{48})$`, "i");
+
+/** The session's token and the request's path and query below it, from the URL or the key. */
+function tokenOf(req: http.IncomingMessage): { token: string; rest: string; query: string } | undefined {
+  const url = req.url ?? "/";
+  const m = IN_PATH.exec(url);
+  if (m) return { token: m[1]!, rest: m[2] ?? "/", query: m[3] ?? "" };
+  const q = url.indexOf("?");
+  const [rest, query] = q < 0 ? [url, ""] : [url.slice(0, q), url.slice(q)];
+  const keys = KEY_HEADERS.map((h) => req.headers[h]).concat(new URLSearchParams(query).get("key") ?? undefined);
+  for (const k of keys) {
+    const t = typeof k === "string" ? IN_KEY.exec(k.trim()) : null;
+    if (t) return { token: t[1]!.toLowerCase(), rest, query };
+  }
+  return undefined;
+}
 
 export class CustodyProxy {
   private readonly routes = new Map<string, CustodyRoute>();
   private readonly bySession = new Map<string, string>();
-  /** Requests and response bytes per session (the open's facts). */
-  readonly counts = new Map<string, { requests: number; bytes: number }>();
+  /** Requests refused for a missing, unknown or released token. */
+  refused = 0;
 
   private constructor(
     private readonly server: http.Server,
-    readonly url: string,
+    readonly port: number,
     private readonly logger: Logger,
   ) {}
 
@@ -47,17 +71,20 @@ export class CustodyProxy {
       server.listen(0, "127.0.0.1", () => resolve());
     });
     server.unref();
-    self = new CustodyProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, logger);
+    self = new CustodyProxy(server, (server.address() as AddressInfo).port, logger);
     return self;
   }
 
-  /** A new token for `route`; the agent's base URL is `${url}/s/${token}`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** A new token for `route`: the agent's base URL is `${url}/s/${token}`, or its key `a4aa-custody-${token}`. */
   register(route: CustodyRoute): string {
     this.release(route.sessionId);
     const token = randomBytes(24).toString("hex");
     this.routes.set(token, route);
     this.bySession.set(route.sessionId, token);
-    this.counts.set(route.sessionId, { requests: 0, bytes: 0 });
     return token;
   }
 
@@ -77,15 +104,16 @@ export class CustodyProxy {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const m = /^\/s\/([0-9a-f]{48})(\/[^?]*)?(\?.*)?$/.exec(req.url ?? "");
-    const route = m ? this.routes.get(m[1]!) : undefined;
-    if (!m || !route) {
+    const at = tokenOf(req);
+    const route = at ? this.routes.get(at.token) : undefined;
+    if (!at || !route) {
+      this.refused++;
       req.resume();
       res.writeHead(403, { "content-type": "text/plain" }).end("a4aa custody proxy: no session has this token (closed, or never opened)\n");
       return;
     }
-    const count = this.counts.get(route.sessionId);
-    if (count) count.requests++;
+    const tallies = route.tallies ?? [];
+    for (const t of tallies) t.requests++;
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > MAX_BODY_BYTES) {
       req.resume();
@@ -93,21 +121,24 @@ export class CustodyProxy {
       return;
     }
     const base = new URL(route.upstream);
-    const target = new URL(`${base.pathname.replace(/\/+$/, "")}${m[2] ?? "/"}${m[3] ?? ""}`, base);
+    const target = new URL(`${base.pathname.replace(/\/+$/, "")}${at.rest}${at.query}`, base);
     // A key in the query (`?key=`, Gemini's REST style) is the placeholder: it never goes upstream.
     target.searchParams.delete("key");
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(k) && !KEY_HEADERS.includes(k) && v !== undefined) headers[k] = v;
     headers[route.keyHeader] = `${route.keyPrefix ?? ""}${route.key}`;
     headers.host = target.host;
-    const send = target.protocol === "https:" ? https.request : http.request;
-    const up = send(target, { method: req.method, headers }, (upRes) => {
+    const { request, agent } = upstreamAgent(target.protocol);
+    let size = 0;
+    /** Set once nothing more goes upstream (a body over the bound, a failed upstream): the rest is read and dropped, so the agent gets to read the answer. */
+    let dropBody = false;
+    const up = request(target, { method: req.method, headers, agent }, (upRes) => {
       const out: http.OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(upRes.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) out[k] = v;
       res.writeHead(upRes.statusCode ?? 502, out);
       res.flushHeaders();
       upRes.on("data", (c: Buffer) => {
-        if (count) count.bytes += c.length;
+        for (const t of tallies) t.responseBytes += c.length;
         // Written as it comes: a streamed (SSE) answer reaches the agent chunk by chunk.
         if (!res.write(c)) {
           upRes.pause();
@@ -118,6 +149,9 @@ export class CustodyProxy {
       upRes.on("error", () => res.destroy());
     });
     up.on("error", (e) => {
+      dropBody = true;
+      req.resume();
+      if (res.writableEnded) return; // answered already (a body over the bound)
       this.logger.warn(`custody proxy: ${route.sessionId}: the upstream ${target.origin} failed: ${e.message}`, route.sessionId);
       if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`a4aa custody proxy: the upstream ${target.origin} failed: ${e.message}\n`);
       else res.destroy();
@@ -125,20 +159,24 @@ export class CustodyProxy {
     res.on("close", () => {
       if (!res.writableFinished) up.destroy();
     });
-    let size = 0;
     req.on("data", (c: Buffer) => {
+      if (dropBody) return;
       size += c.length;
       if (size > MAX_BODY_BYTES) {
+        dropBody = true;
         up.destroy();
         if (!res.headersSent) res.writeHead(413, { "content-type": "text/plain" }).end(`a4aa custody proxy: request body over ${MAX_BODY_BYTES} bytes\n`);
-        req.destroy();
+        req.resume();
         return;
       }
+      for (const t of tallies) t.requestBytes += c.length;
       if (!up.write(c)) {
         req.pause();
         up.once("drain", () => req.resume());
       }
     });
-    req.on("end", () => up.end());
+    req.on("end", () => {
+      if (!dropBody) up.end();
+    });
   }
 }

@@ -20,11 +20,11 @@ import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 import { FlowGate } from "../transport/ndjson-writer.js";
 import { CountedAttachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
-import { Facts } from "../telemetry/facts.js";
+import { Facts, type CustodyTraffic } from "../telemetry/facts.js";
 import type { SessionTracer } from "../telemetry/tracing.js";
-import { custodyEnv } from "../custody/open.js";
+import { underCustody } from "../custody/open.js";
 import { checkOpen, childEnv } from "./open-checks.js";
-import { CustodyProxy } from "../custody/proxy.js";
+import { custodyProxy, custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -70,8 +70,8 @@ export class SessionManager implements SessionService {
   readonly views: SessionViews;
   private readonly defaultCaller: Viewer | undefined;
   readonly facts: Facts;
-  /** R-CUSTODY-1: the egress proxy, started by the first custody open. */
-  private custody: Promise<CustodyProxy> | undefined;
+  /** R-CUSTODY-1: a session of this manager used the sidecar's custody proxy (stopped at closeAll). */
+  private usedCustody = false;
 
   constructor(private readonly o: SessionManagerOptions) {
     this.facts = o.facts ?? new Facts();
@@ -81,6 +81,7 @@ export class SessionManager implements SessionService {
       for (const s of this.sessions.values()) by[s.state] = (by[s.state] ?? 0) + 1;
       return by;
     };
+    this.facts.sources.custodyRefused = custodyRefused;
     this.timings = { cancelGraceMs: LIMITS.cancelGraceMs, ...o.timings };
     this.pool = new SharedPool(o.logger);
     this.gate = o.gate ?? o.host?.gate ?? new FlowGate();
@@ -143,7 +144,7 @@ export class SessionManager implements SessionService {
     this.sessions.delete(id);
     this.views.remove(id);
     this.o.recording?.close(id);
-    void this.custody?.then((p) => p.release(id));
+    releaseCustody(id);
   }
 
 
@@ -175,7 +176,7 @@ export class SessionManager implements SessionService {
       );
     }
     const started = performance.now();
-    const { spec, shown, cwd, env, custody, driver, permission, options } = await checkOpen(params, {
+    const { spec: resolved, shown, cwd, env, custody, driver, permission, options } = await checkOpen(params, {
       hostEnv: this.o.hostEnv,
       trustHostEnv: this.o.trustHostEnv,
       catalog: () => this.catalog(),
@@ -183,10 +184,14 @@ export class SessionManager implements SessionService {
     });
 
     const id = `${this.idPrefix}-${++this.counter}`;
+    let spec = resolved;
+    let traffic: CustodyTraffic | undefined;
     if (custody) {
-      const proxy = await (this.custody ??= CustodyProxy.start(this.o.logger));
-      const token = proxy.register({ sessionId: id, ...custody });
-      custodyEnv(this.catalog().find(params.agent!.id)!, env, `${proxy.url}/s/${token}`);
+      const proxy = await custodyProxy(this.o.logger);
+      this.usedCustody = true;
+      traffic = { requests: 0, requestBytes: 0, responseBytes: 0 };
+      const token = proxy.register({ sessionId: id, ...custody.route, tallies: [traffic, this.facts.custodyTraffic(spec.id)] });
+      spec = underCustody(custody, env, spec, proxy.url, token);
     }
     const transcript = this.o.recording?.open(id, spec, options);
     const host = new CountedAttachments(this.facts, { sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
@@ -200,6 +205,7 @@ export class SessionManager implements SessionService {
       tap: transcript,
       ...(params.options?.budget ? { budget: params.options.budget } : {}),
       ...(this.o.tracer ? { tracer: this.o.tracer } : {}),
+      ...(traffic ? { custody: traffic } : {}),
     });
     const openSpan = this.o.tracer?.open({ sessionId: id, agent: spec.id, lane: spec.lane, program: spec.command.program });
     // Registered before the agent starts, so that events it sends during the handshake
@@ -227,7 +233,8 @@ export class SessionManager implements SessionService {
         agentInfo: lane.agentInfo,
         sessionState: lane.sessionState,
         ...(lane.shared ? { shared: true } : {}),
-        ...(shown ? { spec: shown } : {}),
+        // Under custody the command line gained the entry's base URL arguments (no secret in them).
+        ...(shown ? { spec: spec === resolved ? shown : { ...shown, command: { ...shown.command, args: spec.command.args } } } : {}),
       };
     } catch (e) {
       openSpan?.end({ error: e instanceof A4aaError ? e : undefined });
@@ -334,7 +341,7 @@ export class SessionManager implements SessionService {
         this.forget(s.id);
       }),
     );
-    await this.custody?.then((p) => p.close()).catch(() => undefined);
+    if (this.usedCustody) await stopCustody();
     let clean = await this.pool.closeAll().catch((e) => {
       this.o.logger.error(`stopping the shared agent processes failed: ${(e as Error).message}`);
       return false;

@@ -7,8 +7,7 @@ import type { ParamsOf } from "../../generated/ts/methods.js";
 import type { AgentSpec, PermissionPreset } from "../../generated/ts/types.js";
 import type { AgentCatalog } from "../catalog/catalog.js";
 import { specForOpen } from "../catalog/open.js";
-import { custodyRoute } from "../custody/open.js";
-import type { CustodyRoute } from "../custody/proxy.js";
+import { custodyPlan, type CustodyPlan } from "../custody/open.js";
 import { buildChildEnv, openSecrets } from "../env/policy.js";
 import { errors } from "../errors.js";
 import { secrets } from "../journal/redact.js";
@@ -36,7 +35,7 @@ export interface CheckedOpen {
   shown?: AgentSpec;
   cwd: string;
   env: Record<string, string>;
-  custody?: Omit<CustodyRoute, "sessionId">;
+  custody?: CustodyPlan;
   driver: AnyLaneDriver;
   permission: PermissionPreset;
   options: ResolvedOptions;
@@ -63,7 +62,7 @@ export async function checkOpen(
   checkMcpServers(params.options?.mcpServers);
   trustWorkspaceForMcp(spec, params.options?.mcpServers, env);
   // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
-  const custody = params.options?.custody === "proxy" ? custodyRoute(params, params.agent ? deps.catalog().find(params.agent.id) : undefined, env) : undefined;
+  const custody = params.options?.custody === "proxy" ? custodyPlan(params, params.agent ? deps.catalog().find(params.agent.id) : undefined, env) : undefined;
 
   const driver = await (deps.drivers ?? laneDriver)(spec.lane);
   const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);

@@ -17,6 +17,7 @@ import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
 import { SessionBudget } from "./budget.js";
 import { tracePermission, type SessionTracer, type TurnSpan } from "../telemetry/tracing.js";
+import { trafficSince, type CustodyTraffic } from "../telemetry/facts.js";
 
 /** Between two assistant messages in TurnOutcome.text (see its schema description). */
 const MESSAGE_SEPARATOR = "\n\n";
@@ -61,6 +62,8 @@ export interface SessionOptions {
   budget?: Budget;
   /** R-OTEL-1: turns, tool calls and permission waits as spans (only when export is configured). */
   tracer?: SessionTracer;
+  /** R-CUSTODY-1: what the custody proxy carried for this session so far (a turn's span gets its part). */
+  custody?: Readonly<CustodyTraffic>;
 }
 
 /** What a lane is handed besides what the session itself provides. */
@@ -222,6 +225,7 @@ export class Session {
     const result = new Promise<{ outcome?: TurnOutcome; error?: A4aaError }>((resolve) => {
       settle = resolve;
     });
+    const custodyAtStart = this.o.tracer && this.o.custody ? { ...this.o.custody } : undefined;
     const turn: Turn = {
       cancelled: false,
       abort: new AbortController(),
@@ -236,7 +240,7 @@ export class Session {
         this.budget?.endTurn(r.outcome?.usage);
         // A turn cancelled for its budget fails with the overrun, however the agent ended it.
         if (turn.overrun && r.outcome) r = { error: turn.overrun };
-        turn.span?.end(r);
+        turn.span?.end({ ...r, ...(custodyAtStart ? { custody: trafficSince(custodyAtStart, this.o.custody!) } : {}) });
         turn.abort.abort(new Error("the turn ended"));
         if (this.turn === turn) this.turn = null;
         if (this.state === "turn") this.stateNow = lane.alive ? "idle" : "dead";

@@ -3,6 +3,20 @@
 // never count anything themselves. No fact carries a token, a prompt or an environment value:
 // labels are error codes, event types, session states and agent spec ids.
 
+/** What the custody proxy carried (R-CUSTODY-1): for one session, or all of an agent's. */
+export interface CustodyTraffic {
+  requests: number;
+  /** Request bodies sent upstream. */
+  requestBytes: number;
+  /** Response bodies streamed back to the agent. */
+  responseBytes: number;
+}
+
+/** What was carried between two readings of the same running total. */
+export function trafficSince(before: Readonly<CustodyTraffic>, now: Readonly<CustodyTraffic>): CustodyTraffic {
+  return { requests: now.requests - before.requests, requestBytes: now.requestBytes - before.requestBytes, responseBytes: now.responseBytes - before.responseBytes };
+}
+
 /** A timed fact: an open or a turn, in seconds. */
 export type Duration = "open" | "turn";
 
@@ -11,6 +25,8 @@ export interface FactSources {
   sessionsByState?: () => Record<string, number>;
   /** Agent process trees running or starting now. */
   agentProcesses?: () => number;
+  /** Requests the custody proxy refused (403) since it started. */
+  custodyRefused?: () => number;
 }
 
 export class Facts {
@@ -26,6 +42,8 @@ export class Facts {
   readonly errors = new Map<string, number>();
   /** By agent spec id, then by kind (input, output, cachedInput, reasoning). */
   readonly tokens = new Map<string, Map<string, number>>();
+  /** By agent spec id: what the custody proxy carried for its sessions. */
+  readonly custody = new Map<string, CustodyTraffic>();
   private readonly durationListeners = new Set<(what: Duration, seconds: number) => void>();
   private readonly turnWaiters = new Set<() => void>();
 
@@ -75,6 +93,17 @@ export class Facts {
     let m = this.tokens.get(agent);
     if (!m) this.tokens.set(agent, (m = new Map()));
     bump(m, kind, n);
+  }
+
+  /** The agent's running total of custody traffic (the proxy adds to it as requests pass). */
+  custodyTraffic(agent: string): CustodyTraffic {
+    let t = this.custody.get(agent);
+    if (!t) this.custody.set(agent, (t = { requests: 0, requestBytes: 0, responseBytes: 0 }));
+    return t;
+  }
+
+  custodyRefused(): number {
+    return this.sources.custodyRefused?.() ?? 0;
   }
 
   duration(what: Duration, seconds: number): void {

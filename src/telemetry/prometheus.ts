@@ -80,6 +80,38 @@ export class PrometheusExporter {
         for (const [agent, kinds] of facts.tokens) for (const [kind, n] of kinds) this.inc({ agent, kind }, n);
       },
     });
+    new Counter({
+      name: "a4aa_custody_requests_total",
+      help: "Requests the custody proxy forwarded to model APIs (R-CUSTODY-1), by agent spec id.",
+      labelNames: ["agent"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [agent, t] of facts.custody) this.inc({ agent }, t.requests);
+      },
+    });
+    new Counter({
+      name: "a4aa_custody_bytes_total",
+      help: "Body bytes the custody proxy carried, by agent spec id and direction (request: to the model API, response: back to the agent).",
+      labelNames: ["agent", "direction"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [agent, t] of facts.custody) {
+          this.inc({ agent, direction: "request" }, t.requestBytes);
+          this.inc({ agent, direction: "response" }, t.responseBytes);
+        }
+      },
+    });
+    new Counter({
+      name: "a4aa_custody_refused_total",
+      help: "Requests the custody proxy refused for a missing, unknown or closed session's token (403).",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(facts.custodyRefused());
+      },
+    });
     const open = new Histogram({ name: "a4aa_open_duration_seconds", help: "How long session/open took (successful opens).", buckets: OPEN_BUCKETS, registers });
     const turn = new Histogram({ name: "a4aa_turn_duration_seconds", help: "How long turns took, from session/prompt to its answer.", buckets: TURN_BUCKETS, registers });
     this.stop = facts.onDuration((what, seconds) => (what === "open" ? open : turn).observe(seconds));

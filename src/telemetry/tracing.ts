@@ -3,6 +3,7 @@
 // configured; without it nothing here costs more than a check.
 import type { AgentEvent, ToolKind, TurnOutcome } from "../../generated/ts/types.js";
 import type { A4aaError } from "../errors.js";
+import type { CustodyTraffic } from "./facts.js";
 
 /** The permission request a wait is about (a lane's PermissionAsk has these). */
 export interface TracedAsk {
@@ -37,7 +38,8 @@ export interface TurnSpan {
   event(e: AgentEvent): void;
   /** A permission wait began; the returned function ends it with the decision. */
   permission(ask: TracedAsk): (decision: TracedDecision | undefined, decidedBy: "host" | "policy") => void;
-  end(r: { outcome?: TurnOutcome; error?: A4aaError }): void;
+  /** `custody`: what the custody proxy carried for the session during the turn (R-CUSTODY-1). */
+  end(r: { outcome?: TurnOutcome; error?: A4aaError; custody?: CustodyTraffic }): void;
 }
 
 /** A permission wait as a span of the turn (when the turn is traced): ended with its decision. */

@@ -24,8 +24,9 @@ const ALLOWED: Record<string, string[]> = {
   // The agents catalog (1.2): agent id → AgentSpec, installed programs, --version probes.
   catalog: ["supervise", "env", "errors", "log", "generated", "version"],
   sessions: ["telemetry", "custody", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
-  // R-CUSTODY-1: the egress proxy and what an open under custody changes (catalog's modelApi).
-  custody: ["catalog", "errors", "log", "generated"],
+  // R-CUSTODY-1: the egress proxy and what an open under custody changes (catalog's modelApi);
+  // it counts what it carries into the facts (telemetry).
+  custody: ["catalog", "telemetry", "errors", "log", "generated"],
   // The recorder parses agent lines with the one depth-checked parser (transport).
   journal: ["supervise", "env", "transport", "errors", "log", "generated"],
   replay: ["journal", "errors", "log", "generated"],

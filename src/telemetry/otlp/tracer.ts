@@ -149,7 +149,7 @@ export class OtlpTracer implements SessionTracer {
           wait.end();
         };
       },
-      end: ({ outcome, error }) => {
+      end: ({ outcome, error, custody }) => {
         const u = { ...usage, ...outcome?.usage };
         span.set({
           "gen_ai.usage.input_tokens": u.inputTokens,
@@ -158,6 +158,9 @@ export class OtlpTracer implements SessionTracer {
           "gen_ai.usage.reasoning.output_tokens": u.reasoningTokens,
           "a4aa.cost_usd": u.costUsd,
           "a4aa.stop_reason": outcome?.stopReason,
+          "a4aa.custody.requests": custody?.requests,
+          "a4aa.custody.request_bytes": custody?.requestBytes,
+          "a4aa.custody.response_bytes": custody?.responseBytes,
         });
         if (this.content && outcome?.text) span.set({ "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: outcome.text }] }]) });
         span.fail(error);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
-import { CustodyProxy } from "../../../src/custody/proxy.js";
+import { CustodyProxy, TOKEN_KEY_PREFIX } from "../../../src/custody/proxy.js";
 import { createLogger } from "../../../src/log.js";
 
 const seen: { url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
@@ -38,7 +38,8 @@ async function post(base: string, path: string, headers: Record<string, string> 
 }
 
 test("R-CUSTODY-1: the placeholder is dropped and the real key added in the API's header; the path under the token goes to the upstream's", async () => {
-  const token = proxy.register({ sessionId: "s-1", upstream: upstreamUrl, keyHeader: "x-api-key", key: "sk-real-1" });
+  const tally = { requests: 0, requestBytes: 0, responseBytes: 0 };
+  const token = proxy.register({ sessionId: "s-1", upstream: upstreamUrl, keyHeader: "x-api-key", key: "sk-real-1", tallies: [tally] });
   const r = await post(`${proxy.url}/s/${token}`, "/v1/messages?beta=true&key=placeholder", { "x-api-key": "placeholder", authorization: "Bearer placeholder" }, '{"model":"m"}');
   assert.equal(r.status, 200, r.text);
   const got = seen.at(-1)!;
@@ -46,7 +47,21 @@ test("R-CUSTODY-1: the placeholder is dropped and the real key added in the API'
   assert.equal(got.headers["x-api-key"], "sk-real-1");
   assert.equal(got.headers.authorization, undefined, "no other key header goes upstream");
   assert.equal(got.body, '{"model":"m"}');
-  assert.equal(proxy.counts.get("s-1")!.requests, 1);
+  assert.deepEqual(tally, { requests: 1, requestBytes: '{"model":"m"}'.length, responseBytes: '{"ok":true}'.length }, "counted as it passed");
+});
+
+test("R-CUSTODY-1: the token as the key (a base URL given on the command line carries none): the session is known by its key header", async () => {
+  const token = proxy.register({ sessionId: "s-k", upstream: upstreamUrl, keyHeader: "authorization", keyPrefix: "Bearer ", key: "sk-real-k" });
+  const r = await post(proxy.url, "/responses?x=1", { authorization: `Bearer ${TOKEN_KEY_PREFIX}${token}` });
+  assert.equal(r.status, 200, r.text);
+  const got = seen.at(-1)!;
+  assert.equal(got.url, "/api/responses?x=1");
+  assert.equal(got.headers.authorization, "Bearer sk-real-k");
+  assert.equal((await post(proxy.url, "/responses", { "x-api-key": `${TOKEN_KEY_PREFIX}${token}` })).status, 200, "whichever key header the agent uses");
+  assert.equal((await post(proxy.url, "/responses", { authorization: `Bearer ${TOKEN_KEY_PREFIX}${"1".repeat(48)}` })).status, 403, "an unknown token as the key");
+  assert.equal((await post(proxy.url, "/responses", { authorization: "Bearer sk-someone-elses-key" })).status, 403, "a key that is no token");
+  proxy.release("s-k");
+  assert.equal((await post(proxy.url, "/responses", { authorization: `Bearer ${TOKEN_KEY_PREFIX}${token}` })).status, 403, "dead with its session");
 });
 
 test("R-CUSTODY-1: a Bearer key; a streamed answer reaches the client before the upstream ends it", async () => {
@@ -73,6 +88,7 @@ test("R-CUSTODY-1: no token, an unknown token, another session's released token:
   assert.equal(r.status, 403);
   assert.match(r.text, /no session has this token/);
   assert.equal(seen.length, before + 1, "only the request with a live token was forwarded");
+  assert.ok(proxy.refused >= 3, "the refusals are counted");
 });
 
 test("R-CUSTODY-1: a body over the bound is 413; an unreachable upstream is 502 naming it", async () => {
@@ -85,7 +101,26 @@ test("R-CUSTODY-1: a body over the bound is 413; an unreachable upstream is 502 
     req.on("error", reject);
     req.write("x");
   });
-  assert.equal(status, 413);
+  assert.equal(status, 413, "declared too long");
+  // Not declared (chunked): cut off once past the bound, nothing more forwarded.
+  const chunked = await new Promise<number>((resolve, reject) => {
+    const req = http.request(`${proxy.url}/s/${token}/big`, { method: "POST" }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on("error", reject);
+    const mib = Buffer.alloc(1024 * 1024, "y");
+    let sent = 0;
+    const pump = () => {
+      while (sent < 70) {
+        sent++;
+        if (!req.write(mib)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+  assert.equal(chunked, 413, "streamed past the bound");
   const dead = proxy.register({ sessionId: "s-5", upstream: "http://127.0.0.1:1/api", keyHeader: "x-api-key", key: "k" });
   const r = await post(`${proxy.url}/s/${dead}`, "/v1/messages");
   assert.equal(r.status, 502);

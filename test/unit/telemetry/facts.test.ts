@@ -67,3 +67,21 @@ test("R-REMOTE-9: readiness: draining or at --max-sessions is not ready; noTurns
   await p;
   assert.equal(done, true);
 });
+
+test("R-CUSTODY-1: what the custody proxy carried, by agent (never by session), and its refusals", async () => {
+  let refused = 0;
+  const facts = new Facts({ custodyRefused: () => refused });
+  const prom = new PrometheusExporter(facts);
+  const claude = facts.custodyTraffic("claude-code");
+  assert.equal(facts.custodyTraffic("claude-code"), claude, "one running total per agent");
+  claude.requests += 2;
+  claude.requestBytes += 300;
+  claude.responseBytes += 4000;
+  refused = 5;
+  const t = await prom.metrics();
+  assert.equal(line(t, 'a4aa_custody_requests_total{agent="claude-code"}'), "2");
+  assert.equal(line(t, 'a4aa_custody_bytes_total{agent="claude-code",direction="request"}'), "300");
+  assert.equal(line(t, 'a4aa_custody_bytes_total{agent="claude-code",direction="response"}'), "4000");
+  assert.equal(line(t, "a4aa_custody_refused_total"), "5");
+  prom.close();
+});
