@@ -55,7 +55,9 @@ export async function custodySuite(ctx: SuiteContext): Promise<{ rows: Row[]; de
   const direct = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const proxy = await CustodyProxy.start(createLogger("error"));
   try {
-    const token = proxy.register({ sessionId: "bench", upstream: direct, keyHeader: "x-api-key", key: "sk-bench" });
+    // Counted as a session's traffic is (its own total and its agent's).
+    const tallies = [0, 1].map(() => ({ requests: 0, requestBytes: 0, responseBytes: 0 }));
+    const token = proxy.register({ sessionId: "bench", upstream: direct, keyHeader: "x-api-key", key: "sk-bench", tallies });
     const via = `${proxy.url}/s/${token}`;
     const n = ctx.quick ? 100 : 500;
     const d: number[] = [];

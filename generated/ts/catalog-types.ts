@@ -39,7 +39,7 @@ export type CatalogLane = {
  */
 export type CatalogModelApi = CatalogModelApi1 & {
   /**
-   * The variable the agent takes its API base URL from. Under custody it holds the proxy's URL with the session's token (`http://127.0.0.1:<port>/s/<token>`); a value the host gave it is the upstream.
+   * The variable the agent takes its API base URL from. Under custody it holds the proxy's URL with the session's token (`http://127.0.0.1:<port>/s/<token>`, unless `baseUrlArgs` or `baseUrlSettings` is given too: then no token); a value the host gave it is the upstream.
    */
   baseUrlVariable?: string;
   /**

@@ -239,6 +239,19 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @agentclientprotocol/codex-acp@2.6.0",
       "testedVersion": "2.6.0",
       "ci": true,
+      "modelApi": {
+        "baseUrlSettings": {
+          "MODEL_PROVIDER": "a4aa_custody",
+          "CODEX_CONFIG": "{\"model_providers\":{\"a4aa_custody\":{\"name\":\"OpenAI (a4aa custody)\",\"base_url\":\"{baseUrl}\",\"env_key\":\"OPENAI_API_KEY\",\"wire_api\":\"responses\"}}}"
+        },
+        "keyVariable": "OPENAI_API_KEY",
+        "otherKeyVariables": [
+          "CODEX_API_KEY"
+        ],
+        "keyHeader": "authorization",
+        "keyPrefix": "Bearer ",
+        "upstream": "https://api.openai.com/v1"
+      },
       "credentials": [
         {
           "name": "OPENAI_API_KEY",

@@ -35,13 +35,14 @@ export function custodyPlan(params: SessionOpenParams, entry: CatalogEntry | und
 
 /**
  * The agent under custody: its key variable holds a placeholder, its other key variables are
- * gone, and whatever points it at its API points at the proxy. A base URL on the command line
- * (readable by every local user) carries no token: the key is the token then. Changes `env`;
- * returns the spec with the entry's base URL arguments before its own.
+ * gone, and whatever points it at its API points at the proxy. Only a plain base URL variable
+ * carries the token; a base URL on the command line (readable by every local user), or in
+ * settings the agent may put on a child's command line, carries none: the key is the token
+ * then. Changes `env`; returns the spec with the entry's base URL arguments before its own.
  */
 export function underCustody(plan: CustodyPlan, env: Record<string, string>, spec: AgentSpec, proxyUrl: string, token: string): AgentSpec {
   const { api } = plan;
-  const inArgv = api.baseUrlArgs !== undefined;
+  const inArgv = api.baseUrlArgs !== undefined || api.baseUrlSettings !== undefined;
   const baseUrl = inArgv ? proxyUrl : `${proxyUrl}/s/${token}`;
   const fill = (template: string) => template.replaceAll("{baseUrl}", baseUrl);
   for (const name of api.otherKeyVariables ?? []) delete env[name];

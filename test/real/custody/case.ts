@@ -12,6 +12,7 @@ import { describe, test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, type AgentName } from "../../agents/agents.js";
 import { processesWithMarker } from "../../helpers/procs.js";
 import { catalogRig, reply, teardown } from "../catalog/rig.js";
+import type { Reply } from "../../agents/mocks/common.js";
 import { BUILTIN_CATALOG } from "../../../generated/ts/catalog.js";
 
 export { reply };
@@ -38,6 +39,8 @@ export interface CustodyCase {
   options?: Record<string, unknown>;
   /** `agent.upstream`: where the proxy forwards, from the mock's URL (default: the base URL variable the rig gives). */
   upstream?: (mockUrl: string) => string;
+  /** The model's shell call (default: the agent's plain shell tool). */
+  toolCall?: (cmd: string) => Reply;
 }
 
 export function custodySuite(c: CustodyCase): void {
@@ -45,7 +48,8 @@ export function custodySuite(c: CustodyCase): void {
   describe(`custody: ${name}`, { skip: agentsInstalled([c.agent]) ? false : INSTALL_HINT }, () => {
     test(`R-CUSTODY-1: ${name} runs a tool turn through the proxy; the mock sees the real key, the agent's tree never holds it`, { timeout: 150_000 }, async () => {
       const api = BUILTIN_CATALOG.agents.find((a) => a.id === c.id)!.modelApi!;
-      const r = await catalogRig(c.agent, c.id, [reply.shell("echo custody-ok > custody.txt"), reply.text("Tool turn finished.")], allowOnce);
+      const cmd = "echo custody-ok > custody.txt";
+      const r = await catalogRig(c.agent, c.id, [c.toolCall?.(cmd) ?? reply.shell(cmd), reply.text("Tool turn finished.")], allowOnce);
       const key = r.credentials[api.keyVariable]!;
       assert.ok(key, `the rig gives ${api.keyVariable}`);
       try {
@@ -61,12 +65,13 @@ export function custodySuite(c: CustodyCase): void {
           assert.ok(!proc(pid, "cmdline").includes(key), `pid ${pid}'s argv holds the key`);
         }
         const top = proc(pids[0]!, "environ").split("\0");
-        const argv = proc(pids[0]!, "cmdline").split("\0");
-        if (api.baseUrlArgs) {
+        if (api.baseUrlArgs || api.baseUrlSettings) {
           const held = top.find((l) => l.startsWith(`${api.keyVariable}=`))!;
           assert.match(held, new RegExp(`^${api.keyVariable}=a4aa-custody-[0-9a-f]{48}$`), "the agent's key is the session's token");
-          assert.ok(argv.some((a) => /base_url="http:\/\/127\.0\.0\.1:\d+"/.test(a)), `the proxy's URL is on its command line: ${argv.join(" ")}`);
-          assert.ok(!argv.join(" ").includes(held.split("=")[1]!.slice("a4aa-custody-".length)), "the token is not on its command line");
+          const token = held.slice(held.indexOf("=") + 1 + "a4aa-custody-".length);
+          const argvs = pids.map((pid) => proc(pid, "cmdline").split("\0").join(" "));
+          assert.ok(argvs.some((a) => /base_url\W+http:\/\/127\.0\.0\.1:\d+\W/.test(a)), `the proxy's URL is on a command line of the tree: ${argvs.join("\n")}`);
+          assert.ok(!argvs.some((a) => a.includes(token)), "the token is on no command line");
         } else {
           assert.ok(top.includes(`${api.keyVariable}=a4aa-custody-placeholder`), "the agent holds the placeholder");
           assert.ok(top.some((l) => new RegExp(`^${api.baseUrlVariable}=http://127\\.0\\.0\\.1:\\d+/s/[0-9a-f]{48}$`).test(l)), "its base URL is the proxy's");

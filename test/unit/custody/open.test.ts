@@ -64,3 +64,14 @@ test("R-CUSTODY-1: codex's base URL goes on the command line without the token; 
   assert.match(args[3]!, new RegExp(`^model_providers\\.a4aa_custody=\\{.*base_url="${PROXY}".*env_key="OPENAI_API_KEY".*\\}$`));
   assert.ok(!args.join(" ").includes(TOKEN) && !args.join(" ").includes("sk-real"), "argv holds neither the token nor the key");
 });
+
+test("R-CUSTODY-1: codex-acp's provider settings get the proxy's URL without the token (it puts them on its codex's command line); the key is the token", () => {
+  const env: Record<string, string> = { OPENAI_API_KEY: "sk-real", CODEX_CONFIG: '{"host":"config"}' };
+  const plan = custodyPlan(open("codex-acp"), entry("codex-acp"), env);
+  const s = spec([]);
+  assert.equal(underCustody(plan, env, s, PROXY, TOKEN), s);
+  assert.equal(env.OPENAI_API_KEY, `a4aa-custody-${TOKEN}`);
+  assert.equal(env.MODEL_PROVIDER, "a4aa_custody");
+  const config = JSON.parse(env.CODEX_CONFIG!);
+  assert.deepEqual(config.model_providers.a4aa_custody, { name: "OpenAI (a4aa custody)", base_url: PROXY, env_key: "OPENAI_API_KEY", wire_api: "responses" }, "the host's CODEX_CONFIG is replaced");
+});
