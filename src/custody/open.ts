@@ -5,6 +5,9 @@ import type { CatalogModelApi } from "../../generated/ts/catalog-types.js";
 import type { AgentSpec } from "../../generated/ts/types.js";
 import type { CatalogEntry } from "../catalog/entries.js";
 import { errors } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { CustodyTraffic } from "../telemetry/facts.js";
+import { custodyProxy } from "./endpoint.js";
 import { TOKEN_KEY_PREFIX, type CustodyRoute } from "./proxy.js";
 
 /** What the agent sees instead of its key when the token is in its base URL. */
@@ -51,4 +54,20 @@ export function underCustody(plan: CustodyPlan, env: Record<string, string>, spe
   for (const [name, template] of Object.entries(api.baseUrlSettings ?? {})) if (template !== undefined) env[name] = fill(template);
   if (!api.baseUrlArgs) return spec;
   return { ...spec, command: { ...spec.command, args: [...api.baseUrlArgs.map(fill), ...spec.command.args] } };
+}
+
+/**
+ * Registers the session with the sidecar's proxy (started if need be) and points its agent at
+ * it: the spec the agent runs with, and the session's traffic (which the agent's total in the
+ * facts, `agentTraffic`, grows with).
+ */
+export async function enterCustody(
+  sessionId: string,
+  plan: CustodyPlan,
+  o: { env: Record<string, string>; spec: AgentSpec; logger: Logger; agentTraffic: CustodyTraffic },
+): Promise<{ spec: AgentSpec; traffic: CustodyTraffic }> {
+  const proxy = await custodyProxy(o.logger);
+  const traffic = { requests: 0, requestBytes: 0, responseBytes: 0 };
+  const token = proxy.register({ sessionId, ...plan.route, tallies: [traffic, o.agentTraffic] });
+  return { spec: underCustody(plan, o.env, o.spec, proxy.url, token), traffic };
 }

@@ -20,11 +20,11 @@ import { DEFAULTS, LIMITS } from "../../generated/ts/limits.js";
 import { FlowGate } from "../transport/ndjson-writer.js";
 import { CountedAttachments, type Viewer } from "./attachments.js";
 import { SessionViews, type SessionView } from "./views.js";
-import { Facts, type CustodyTraffic } from "../telemetry/facts.js";
+import { Facts } from "../telemetry/facts.js";
 import type { SessionTracer } from "../telemetry/tracing.js";
-import { underCustody } from "../custody/open.js";
+import { enterCustody } from "../custody/open.js";
 import { checkOpen, childEnv } from "./open-checks.js";
-import { custodyProxy, custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
+import { custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -147,7 +147,6 @@ export class SessionManager implements SessionService {
     releaseCustody(id);
   }
 
-
   /** What the agent process runs with besides its spec and env (part of a shared process's key). */
   private processSettings(spec: AgentSpec) {
     return {
@@ -184,15 +183,9 @@ export class SessionManager implements SessionService {
     });
 
     const id = `${this.idPrefix}-${++this.counter}`;
-    let spec = resolved;
-    let traffic: CustodyTraffic | undefined;
-    if (custody) {
-      const proxy = await custodyProxy(this.o.logger);
-      this.usedCustody = true;
-      traffic = { requests: 0, requestBytes: 0, responseBytes: 0 };
-      const token = proxy.register({ sessionId: id, ...custody.route, tallies: [traffic, this.facts.custodyTraffic(spec.id)] });
-      spec = underCustody(custody, env, spec, proxy.url, token);
-    }
+    const custodied = custody && (await enterCustody(id, custody, { env, spec: resolved, logger: this.o.logger, agentTraffic: this.facts.custodyTraffic(resolved.id) }));
+    this.usedCustody ||= !!custodied;
+    const spec = custodied ? custodied.spec : resolved;
     const transcript = this.o.recording?.open(id, spec, options);
     const host = new CountedAttachments(this.facts, { sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
     const session = new Session({
@@ -205,7 +198,7 @@ export class SessionManager implements SessionService {
       tap: transcript,
       ...(params.options?.budget ? { budget: params.options.budget } : {}),
       ...(this.o.tracer ? { tracer: this.o.tracer } : {}),
-      ...(traffic ? { custody: traffic } : {}),
+      ...(custodied ? { custody: custodied.traffic } : {}),
     });
     const openSpan = this.o.tracer?.open({ sessionId: id, agent: spec.id, lane: spec.lane, program: spec.command.program });
     // Registered before the agent starts, so that events it sends during the handshake
