@@ -17,7 +17,8 @@ export interface RoutedSession {
 export interface LaneChannel {
   readonly fatal: A4aaError | null;
   readonly alive: boolean;
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
+  /** `envelope`: members beside `params` in the request (codex app-server's `trace`). */
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R>;
   notify(method: string, params?: unknown): void;
   /**
    * The agent's id of this session is known: its messages are routed here from now on.
@@ -40,8 +41,8 @@ export class OwnChannel implements LaneChannel {
   get alive(): boolean {
     return this.agent.alive;
   }
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
-    return this.agent.request<R>(method, params, stage, refused);
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
+    return this.agent.request<R>(method, params, stage, refused, { envelope });
   }
   notify(method: string, params?: unknown): void {
     this.agent.notify(method, params);
