@@ -69,7 +69,7 @@ export class AgentProcess {
   private awaiting: string | null = null;
 
   constructor(
-    private readonly ctx: LaneContext,
+    readonly ctx: LaneContext,
     readonly proc: PipeProcess,
     private readonly o: AgentProcessOptions,
   ) {

@@ -10,7 +10,7 @@ import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
 import { AgentProcess, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
-import type { LaneChannel, RoutedSession } from "./lane-channel.js";
+import { traced, type LaneChannel, type RoutedSession } from "./lane-channel.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
@@ -200,6 +200,10 @@ export class SharedChannel implements LaneChannel {
   }
 
   request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
+    return traced(this.ctx, method, stage, this.send<R>(method, params, stage, refused, envelope));
+  }
+
+  private send<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
     if (this.closed) return Promise.reject(this.closed);
     const agent = this.shared.agent;
     // The session's handshake (session/new, thread/start) has the deadline an own process's has.
