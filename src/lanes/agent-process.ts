@@ -28,6 +28,8 @@ export interface AgentRequestOptions {
   session?: AbortSignal;
   timeoutMs?: number;
   onTimeout?: () => Error;
+  /** Members beside `params` in the request (codex app-server's `trace`). */
+  envelope?: Record<string, unknown>;
 }
 
 /** What the agent's error answer to a request means to the host. */
@@ -67,7 +69,7 @@ export class AgentProcess {
   private awaiting: string | null = null;
 
   constructor(
-    private readonly ctx: LaneContext,
+    readonly ctx: LaneContext,
     readonly proc: PipeProcess,
     private readonly o: AgentProcessOptions,
   ) {
@@ -183,7 +185,7 @@ export class AgentProcess {
     const signal = stage === "prompt" ? undefined : (o.session ?? this.ctx.signal);
     const handshake = this.phaseNow === "handshake";
     if (handshake) this.awaiting = method;
-    const answered = this.link.request<R>(method, params, { signal, timeoutMs: o.timeoutMs, onTimeout: o.onTimeout });
+    const answered = this.link.request<R>(method, params, { signal, timeoutMs: o.timeoutMs, onTimeout: o.onTimeout, envelope: o.envelope });
     if (handshake) void answered.then(() => (this.awaiting = null), () => undefined);
     return answered.catch((e: unknown) => {
       if (signal?.aborted && !(e instanceof A4aaError) && !(e instanceof RpcResponseError)) {

@@ -8,9 +8,14 @@ import { A4aaError, errors } from "../errors.js";
 
 // Quota before rate: Gemini's 429 RESOURCE_EXHAUSTED and OpenAI's insufficient_quota are
 // 429s whose text says the quota is gone.
-const QUOTA = /insufficient_quota|quota (exceeded|exhausted|reached)|exceeded your (current )?quota|credit balance is too low|out of credits|usage limit (reached|exceeded)|billing (hard )?limit|\bquota\b.*\b(limit|exceeded)/i;
+const QUOTA = /insufficient_quota|quota (exceeded|exhausted|reached)|exceeded your (current )?quota|exhausted your (\w+ )?quota|credit balance is too low|out of credits|usage limit (reached|exceeded)|billing (hard )?limit|\bquota\b.*\b(limit|exceeded)/i;
 const RATE = /\b429\b|rate[ _-]?limit(ed)?|too many requests|rate_limit_error|resource_exhausted/i;
 const PER_MINUTE = /per[ _-]?minute|perminute|\b(tpm|rpm)\b|tokens per min/i;
+// Gone until a day or a plan changes: a daily quota, Gemini's free tier at `limit: 0`.
+const FOR_GOOD = /daily|per[ _-]?day|perday|\blimit:\s*0(?![\d.])/i;
+// A quota refusal that says to come back within 5 minutes is a rate, whatever its words (Gemini
+// CLI's own rule: it retries those and appends "Suggested retry after 0.2s." when it gives up).
+const SHORT_WAIT_MS = 300_000;
 const LOAD = /\b529\b|overloaded(_error)?|\b503\b|service unavailable|server is (busy|overloaded)|capacity (constraints|exceeded)/i;
 
 /** Milliseconds the text asks to wait: "retry after 7s", "Retry-After: 30", "retry in 4.2s", "retryDelay": "12s". */
@@ -37,7 +42,12 @@ export function resetAt(text: string): string | undefined {
 /** Which refusal the text reads as, if any. */
 export function refusalKind(text: string): Extract<ErrorCode, "rate_limited" | "quota_exhausted" | "overloaded"> | undefined {
   // A per-minute quota (Gemini's "Quota exceeded for … per minute", OpenAI's TPM/RPM) is a rate.
-  if (QUOTA.test(text)) return PER_MINUTE.test(text) ? "rate_limited" : "quota_exhausted";
+  if (QUOTA.test(text)) {
+    if (PER_MINUTE.test(text)) return "rate_limited";
+    if (FOR_GOOD.test(text)) return "quota_exhausted";
+    const after = retryAfterMs(text);
+    return after !== undefined && after <= SHORT_WAIT_MS ? "rate_limited" : "quota_exhausted";
+  }
   if (RATE.test(text)) return "rate_limited";
   if (LOAD.test(text)) return "overloaded";
   return undefined;

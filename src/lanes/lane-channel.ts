@@ -4,6 +4,7 @@
 import type { A4aaError } from "../errors.js";
 import type { RequestContext } from "../transport/json-rpc.js";
 import type { AgentProcess, RequestStage, Refusal } from "./agent-process.js";
+import type { LaneContext } from "./lane.js";
 
 /** One session's side of the agent's messages. */
 export interface RoutedSession {
@@ -17,7 +18,8 @@ export interface RoutedSession {
 export interface LaneChannel {
   readonly fatal: A4aaError | null;
   readonly alive: boolean;
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R>;
+  /** `envelope`: members beside `params` in the request (codex app-server's `trace`). */
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R>;
   notify(method: string, params?: unknown): void;
   /**
    * The agent's id of this session is known: its messages are routed here from now on.
@@ -40,8 +42,8 @@ export class OwnChannel implements LaneChannel {
   get alive(): boolean {
     return this.agent.alive;
   }
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
-    return this.agent.request<R>(method, params, stage, refused);
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
+    return traced(this.agent.ctx, method, stage, this.agent.request<R>(method, params, stage, refused, { envelope }));
   }
   notify(method: string, params?: unknown): void {
     this.agent.notify(method, params);
@@ -56,4 +58,12 @@ export class OwnChannel implements LaneChannel {
   close(first?: () => Promise<boolean>): Promise<{ clean: boolean; detail?: string }> {
     return this.agent.close(first);
   }
+}
+
+/** A handshake request as a step of the traced open (R-OTEL-1); a turn's requests are not. */
+export function traced<R>(ctx: Pick<LaneContext, "traceStep">, method: string, stage: RequestStage, answered: Promise<R>): Promise<R> {
+  if (stage !== "initialize" || !ctx.traceStep) return answered;
+  const done = ctx.traceStep(method);
+  answered.then(() => done(false), () => done(true));
+  return answered;
 }

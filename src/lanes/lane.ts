@@ -83,6 +83,8 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   signal: AbortSignal;
   /** The sidecar's shared processes (§13), for a spec with `share`. */
   pool?: SharedPool;
+  /** Traced opens (R-OTEL-1): a handshake request to the agent began; call the result when it is answered. */
+  traceStep?(method: string): (failed: boolean) => void;
 }
 
 /** What starting a shared process needs: the spec and environment, no session (agents/prewarm). */

@@ -10,7 +10,7 @@ import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { withoutProcessTap } from "../supervise/taps.js";
 import { RpcHandlerError, type RequestContext } from "../transport/json-rpc.js";
 import { AgentProcess, type AgentProcessOptions, type RequestStage, type Refusal } from "./agent-process.js";
-import type { LaneChannel, RoutedSession } from "./lane-channel.js";
+import { traced, type LaneChannel, type RoutedSession } from "./lane-channel.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext, ShareSetup } from "./lane.js";
 import { shareKey, type Lease, type PooledProcess } from "./shared-pool.js";
@@ -199,7 +199,11 @@ export class SharedChannel implements LaneChannel {
     return this.shared.alive && !this.closed;
   }
 
-  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal): Promise<R> {
+  request<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
+    return traced(this.ctx, method, stage, this.send<R>(method, params, stage, refused, envelope));
+  }
+
+  private send<R>(method: string, params: unknown, stage: RequestStage, refused?: Refusal, envelope?: Record<string, unknown>): Promise<R> {
     if (this.closed) return Promise.reject(this.closed);
     const agent = this.shared.agent;
     // The session's handshake (session/new, thread/start) has the deadline an own process's has.
@@ -218,7 +222,7 @@ export class SharedChannel implements LaneChannel {
     return new Promise<R>((resolve, reject) => {
       // Closing the session fails what it still waits for, as closing its own process would.
       this.pending.add(reject);
-      agent.request<R>(method, params, stage, refused, { session: this.ctx.signal, timeoutMs, onTimeout }).then(
+      agent.request<R>(method, params, stage, refused, { session: this.ctx.signal, timeoutMs, onTimeout, envelope }).then(
         (v) => {
           this.pending.delete(reject);
           resolve(v);

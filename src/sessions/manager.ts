@@ -216,6 +216,7 @@ export class SessionManager implements SessionService {
         resume: params.resume,
         ...this.processSettings(spec),
         pool: this.pool,
+        ...(openSpan ? { traceStep: openSpan.step } : {}),
       });
       this.facts.duration("open", (performance.now() - started) / 1000);
       openSpan?.end({ shared: lane.shared });

@@ -14,9 +14,15 @@ export type TracedDecision = { outcome: "selected"; optionId: string } | { outco
 
 export interface SessionTracer {
   /** `session/open` of an agent: ended when the open answers. */
-  open(info: { sessionId: string; agent: string; lane: string; program: string }): { end(r: { shared?: boolean; error?: A4aaError }): void };
+  open(info: { sessionId: string; agent: string; lane: string; program: string }): OpenSpan;
   /** One turn: its span's own context goes to the agent (R-OTEL-2). */
   turn(info: TurnInfo): TurnSpan;
+}
+
+export interface OpenSpan {
+  /** A handshake request (initialize, session/new, thread/start…) as a child span; ended when answered. */
+  step(method: string): (failed: boolean) => void;
+  end(r: { shared?: boolean; error?: A4aaError }): void;
 }
 
 export interface TurnInfo {

@@ -64,6 +64,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Sees the answer synchronously, before anything after it on the wire is handled. */
   onAnswer?: (message: Record<string, unknown>) => void;
+  /** Members the peer reads beside `params` (codex app-server's `trace`); never id, method, params. */
+  envelope?: Record<string, unknown>;
 }
 
 interface Pending {
@@ -251,7 +253,8 @@ export class JsonRpcPeer {
         }, opts.timeoutMs);
       }
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      const msg: Obj = this.envelope({ id, method });
+      const { id: _id, method: _method, params: _params, jsonrpc: _v, ...extra } = opts.envelope ?? {};
+      const msg: Obj = this.envelope({ ...extra, id, method });
       if (params !== undefined) msg.params = params;
       this.send(msg, false);
     });

@@ -34,6 +34,10 @@ test("R-OTEL-1, R-OTEL-2: open, turn (child of the host's span), tool call and p
   const open = all.find((s) => s.name === "create_agent fake");
   assert.ok(open, `spans: ${all.map((s) => s.name).join(", ")}`);
   assert.equal(attr(open, "a4aa.lane"), "acp");
+  // The handshake's requests as the open's children, in order (R-OTEL-1: spawn and handshake).
+  const steps = all.filter((s) => s.parentSpanId === open.spanId).sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+  assert.deepEqual(steps.map((s) => s.name), ["handshake initialize", "handshake session/new"]);
+  assert.ok(steps.every((s) => s.traceId === open.traceId && attr(s, "error.type") === undefined));
   const turn = all.find((s) => s.name === "invoke_agent fake");
   assert.ok(turn);
   assert.equal(turn.traceId, TRACE, "the host's trace");

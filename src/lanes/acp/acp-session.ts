@@ -25,7 +25,7 @@ import { authFailure, looksLikeAuthFailure } from "../credential-hints.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
 import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { ConfinedFs } from "./fs.js";
-import { contentTexts, mapKind, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
+import { contentTexts, mapKind, mapMetaQuotaUsage, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
 import { isPlainTextChunk } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
@@ -231,7 +231,7 @@ export class AcpLaneSession implements LaneSession {
         stopReason = "endTurn";
       }
       const outcome: TurnOutcome = { stopReason };
-      let usage: Usage | undefined = mapPromptUsage((res as { usage?: unknown }).usage);
+      let usage: Usage | undefined = mapPromptUsage((res as { usage?: unknown }).usage) ?? mapMetaQuotaUsage(res._meta);
       if (this.lastCostUsd !== undefined && this.lastCostUsd !== costAtStart) {
         usage = { ...usage, costUsd: Math.max(0, this.lastCostUsd - (costAtStart ?? 0)) };
       }

@@ -195,3 +195,15 @@ export function mapPromptUsage(u: unknown): Usage | undefined {
   set("cachedInputTokens", x.cachedReadTokens);
   return Object.keys(out).length ? out : undefined;
 }
+
+/**
+ * Gemini CLI's form (measured, gemini 0.61 `--acp`): no `usage`, but the PromptResponse's
+ * `_meta.quota.token_count {input_tokens, output_tokens}`, the turn's own sums over its model
+ * calls. Only those two figures: nothing else is derived.
+ */
+export function mapMetaQuotaUsage(meta: unknown): Usage | undefined {
+  const tc = (meta as { quota?: { token_count?: unknown } } | null | undefined)?.quota?.token_count;
+  if (!tc || typeof tc !== "object") return undefined;
+  const x = tc as Record<string, unknown>;
+  return mapPromptUsage({ inputTokens: x.input_tokens, outputTokens: x.output_tokens });
+}

@@ -157,8 +157,15 @@ export class CodexLaneSession implements LaneSession {
         input: codexInput(input),
         ...selectors,
       } as C.TurnStartParams;
-      const started = await this.agent.request<C.TurnStartResponse>("turn/start", params, "prompt", (e) =>
-        errors.agentFailed("prompt", `turn/start: ${e.message}`, false),
+      // codex app-server reads a W3C context from the request's `trace` member (beside params)
+      // and continues that trace in its own telemetry (R-OTEL-2).
+      const trace = input.traceparent ? { trace: { traceparent: input.traceparent, ...(input.tracestate ? { tracestate: input.tracestate } : {}) } } : undefined;
+      const started = await this.agent.request<C.TurnStartResponse>(
+        "turn/start",
+        params,
+        "prompt",
+        (e) => errors.agentFailed("prompt", `turn/start: ${e.message}`, false),
+        trace,
       );
       if (selectors.model) this.activeModel = selectors.model;
       if (selectors.effort) this.activeEffort = selectors.effort;

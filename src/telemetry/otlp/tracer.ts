@@ -99,6 +99,13 @@ export class OtlpTracer implements SessionTracer {
       "a4aa.program": info.program,
     });
     return {
+      step: (method: string) => {
+        const step = new Span(this, `handshake ${method}`, span.traceId, span.spanId, SPAN_KIND_CLIENT).set({ "rpc.method": method });
+        return (failed: boolean) => {
+          if (failed) step.set({ "error.type": "handshake_failed" });
+          step.end();
+        };
+      },
       end: (r: { shared?: boolean; error?: A4aaError }) => {
         span.set({ "a4aa.shared": r.shared ?? false });
         span.fail(r.error);

@@ -6,5 +6,6 @@ import { realAcpSuite } from "../helpers/acp-suite.js";
 
 realAcpSuite("codex-acp", {
   askingMode: "read-only",
+  usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens"],
   toolCall: (cmd) => reply.tool("exec_command", { cmd, sandbox_permissions: "require_escalated", justification: "Write result.txt" }),
 });

@@ -33,7 +33,9 @@ test("R-OTEL-1: codex app-server turn with an approved command: invoke_agent ⊃
   assert.ok(wait, names.join(", "));
   assert.equal(attr(wait, "a4aa.permission.decided_by"), "host");
   assert.equal(attr(wait, "a4aa.permission.option_id"), "accept");
-  assert.ok(spans.some((s) => s.name === "create_agent codex"));
+  const open = spans.find((s) => s.name === "create_agent codex");
+  assert.ok(open);
+  assert.deepEqual(spans.filter((s) => s.parentSpanId === open.spanId).map((s) => s.name).sort(), ["handshake initialize", "handshake thread/start"]);
   assert.ok(!otlp.raw().includes("sk-mock-key"), "the agent's key is in no exported byte");
   console.log(`codex spans: ${names.join(", ")}`);
 });

@@ -2,6 +2,7 @@
 // selectors, an interrupted slow stream, resume of a thread in a new session.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { checkUsage } from "../helpers/usage.js";
 import { finish, noneLeft, reply, skip, startCodex, userTexts } from "../helpers/codex-rpc.js";
 
 test("text: deltas become messageChunks, the turn ends endTurn with the turn's own usage", { skip }, async () => {
@@ -14,6 +15,7 @@ test("text: deltas become messageChunks, the turn ends endTurn with the turn's o
   assert.equal(out.text, "Hello from the mock model");
   assert.ok(out.usage.inputTokens > 0 && out.usage.outputTokens > 0 && out.usage.totalTokens > 0, JSON.stringify(out.usage));
   assert.ok(out.usage.contextWindowTokens > 0);
+  checkUsage("codex (rpc)", out.usage, ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "contextUsedTokens", "contextWindowTokens"]);
   const evs = r.h.events(sid);
   assert.ok(evs.filter((e) => e.type === "messageChunk").length >= 2, "streamed in pieces");
   assert.ok(evs.some((e) => e.type === "usage"));

@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
 import { reply, textOf, type ModelMock, type Reply, type Script } from "../../agents/mocks/common.js";
 import { teardownRealRig } from "./teardown.js";
+import { checkUsage } from "./usage.js";
 import { TestSidecar, newMarker, processesWithMarker } from "../../helpers/sidecar.js";
 import { parentPid } from "../../helpers/procs.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
@@ -51,6 +52,8 @@ export interface SuiteOptions {
   askingMode?: string;
   /** How the mock model calls the shell (default: the agent's plain shell tool). */
   toolCall?: (command: string) => Reply;
+  /** The usage keys a plain turn reports (measured; R-USAGE-1). */
+  usageKeys?: readonly string[];
 }
 
 export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
@@ -64,6 +67,7 @@ export function realAcpSuite(agent: AgentName, opts: SuiteOptions = {}): void {
         const out = await r.s.ok("session/prompt", { sessionId: open.sessionId, text: "Say hello." });
         assert.equal(out.stopReason, "endTurn");
         assert.match(out.text, /Hello from the mock model\./);
+        checkUsage(`${agent} (acp)`, out.usage, opts.usageKeys);
         assert.ok(r.s.events(open.sessionId).some((e) => e.type === "messageChunk"));
         await r.s.ok("session/close", { sessionId: open.sessionId });
       } finally {

@@ -6,6 +6,7 @@ export const CONFIGS: Record<string, RealConfig> = {
   claudeCode: {
     agent: "claude",
     driver: "claudeCode",
+    usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "totalTokens", "costUsd"],
     npmPackage: "@anthropic-ai/claude-code",
     thoughts: true,
     errorCode: "agent_failed",
@@ -18,6 +19,7 @@ export const CONFIGS: Record<string, RealConfig> = {
   qwen: {
     agent: "qwen",
     driver: "qwen",
+    usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "totalTokens"],
     npmPackage: "@qwen-code/qwen-code",
     thoughts: true,
     errorCode: "agent_failed",
@@ -30,6 +32,7 @@ export const CONFIGS: Record<string, RealConfig> = {
   codex: {
     agent: "codex",
     driver: "codex",
+    usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens"],
     npmPackage: "@openai/codex",
     thoughts: true,
     errorCode: "agent_failed",
@@ -42,6 +45,7 @@ export const CONFIGS: Record<string, RealConfig> = {
   gemini: {
     agent: "gemini",
     driver: "gemini",
+    usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "totalTokens"],
     npmPackage: "@google/gemini-cli",
     // An explicit model skips the model router's extra requests.
     options: (run) => ({ model: run.model }),
@@ -58,6 +62,7 @@ export const CONFIGS: Record<string, RealConfig> = {
   opencode: {
     agent: "opencode",
     driver: "opencode",
+    usageKeys: ["inputTokens", "outputTokens", "cachedInputTokens", "reasoningTokens", "totalTokens", "costUsd"],
     npmPackage: "opencode-ai",
     thoughts: true,
     errorCode: "agent_failed",

@@ -8,6 +8,7 @@ import path from "node:path";
 import { describe, it, type TestContext } from "node:test";
 import { agentsInstalled, INSTALL_HINT, pinnedVersions, prepareAgent, startMockFor, type AgentName, type AgentRun } from "../../agents/agents.js";
 import { reply, type ModelMock, type Reply } from "../../agents/mocks/common.js";
+import { checkUsage } from "./usage.js";
 import { groupAlive, type Host, open, RpcFailure, sharedHost, text } from "../../integration/cli/helpers/host.js";
 
 export interface RealConfig {
@@ -30,6 +31,8 @@ export interface RealConfig {
   modelOption?: (run: AgentRun) => string;
   /** Checks that the model selector reached the API. */
   modelSeen: (mock: ModelMock, model: string) => boolean;
+  /** The usage keys a plain turn reports (measured; R-USAGE-1). */
+  usageKeys?: readonly string[];
 }
 
 interface Env {
@@ -101,6 +104,7 @@ export function realSuite(cfg: RealConfig, only: readonly RealCase[] = REAL_CASE
         assert.equal(out.text, "Hello from the mock.");
         assert.equal(text(h.eventsOf(s.sessionId)), "Hello from the mock.");
         assert.ok(out.usage && out.usage.inputTokens > 0 && out.usage.outputTokens > 0, JSON.stringify(out.usage));
+        checkUsage(`${cfg.driver} (cli)`, out.usage, cfg.usageKeys);
         assert.ok(h.eventsOf(s.sessionId).some((e) => e.type === "usage"));
         const native = s.nativeSessionId ?? h.eventsOf(s.sessionId).find((e) => e.type === "sessionInfo")?.nativeSessionId;
         assert.ok(native, "the CLI's session id is known");

@@ -43,3 +43,23 @@ test("R-USAGE-1: agent_failed becomes the typed refusal with data; other codes a
   const plain = errors.agentFailed("prompt", "boom");
   assert.equal(asApiRefusal(plain), plain);
 });
+
+test("R-USAGE-1: Gemini's quota texts as the real gemini --acp relays them (measured, test/real/gemini/acp.refusals.test.ts)", () => {
+  // A per-minute quota, after gemini's own 10 attempts: a rate, with the API's hint.
+  const perMinute = "session/prompt: You exceeded your current quota, please check your plan and billing details. Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.5-flash. Please retry in 0.2s.\nSuggested retry after 0.2s. (429)";
+  assert.equal(refusalKind(perMinute), "rate_limited");
+  assert.equal(retryAfterMs(perMinute), 200);
+  // A daily quota (QuotaFailure …PerDay…): gemini's own words, gone for the day.
+  assert.equal(refusalKind("session/prompt: You have exhausted your daily quota on this model. (429)"), "quota_exhausted");
+  // The free tier at limit 0: no retry brings it back, whatever the hint says.
+  assert.equal(refusalKind("You exceeded your current quota, please check your plan and billing details. Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 0, model: gemini-2.5-flash. Please retry in 7s. (429)"), "quota_exhausted");
+  // A quota whose wait is past 5 minutes is not a rate.
+  assert.equal(refusalKind("Quota exceeded for metric: x, limit: 100. Please retry in 3600s."), "quota_exhausted");
+});
+
+test("R-USAGE-1: Claude Code's refusals as the real claude and claude-agent-acp print them (measured)", () => {
+  assert.equal(refusalKind("API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit."), "rate_limited");
+  assert.equal(refusalKind("API Error: 529 Overloaded. This is a server-side issue, usually temporary — try again in a moment."), "overloaded");
+  assert.equal(refusalKind("Credit balance is too low"), "quota_exhausted");
+  assert.equal(refusalKind('session/prompt: Internal error: Credit balance is too low (-32603) {"errorKind":"billing_error"}'), "quota_exhausted");
+});

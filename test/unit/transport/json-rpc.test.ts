@@ -151,3 +151,14 @@ test("non-JSON-RPC values get -32600 with the id when one can be read (R-FRAME-3
   await tick();
   assert.deepEqual(out.map((l) => [JSON.parse(l).id, JSON.parse(l).error.code]), [[null, -32600], [9, -32600], [10, -32600], [11, -32600], [12, -32600]]);
 });
+
+test("a request's envelope members go beside params (codex's `trace`) and never replace id, method or params", async () => {
+  const { peer, out } = pair();
+  void peer.request("turn/start", { a: 1 }, { envelope: { trace: { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }, id: 99, method: "x", params: "y" } });
+  const sent = JSON.parse(out[0]!);
+  assert.deepEqual(sent.trace, { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" });
+  assert.equal(sent.method, "turn/start");
+  assert.notEqual(sent.id, 99);
+  assert.deepEqual(sent.params, { a: 1 });
+  peer.handle({ jsonrpc: "2.0", id: sent.id, result: {} });
+});

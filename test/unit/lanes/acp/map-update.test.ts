@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { contentTexts, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "../../../../src/lanes/acp/map-update.js";
+import { contentTexts, mapMetaQuotaUsage, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "../../../../src/lanes/acp/map-update.js";
 import type * as A from "../../../../generated/acp/types.js";
 
 const n = (update: Record<string, unknown>) => ({ sessionId: "s", update }) as unknown as A.SessionNotification;
@@ -82,4 +82,12 @@ test("stop reasons and prompt usage", () => {
   });
   assert.equal(mapPromptUsage(null), undefined);
   assert.deepEqual(contentTexts([{ type: "terminal", terminalId: "x" }]), ["terminal x"]);
+});
+
+test("R-USAGE-1: Gemini's PromptResponse _meta.quota.token_count is the turn's usage (input and output only, nothing derived)", () => {
+  const meta = { quota: { token_count: { input_tokens: 6020, output_tokens: 15 }, model_usage: [{ model: "gemini-2.5-flash", token_count: { input_tokens: 6020, output_tokens: 15 } }] } };
+  assert.deepEqual(mapMetaQuotaUsage(meta), { inputTokens: 6020, outputTokens: 15 });
+  assert.equal(mapMetaQuotaUsage(undefined), undefined);
+  assert.equal(mapMetaQuotaUsage({ quota: {} }), undefined);
+  assert.equal(mapMetaQuotaUsage({ quota: { token_count: { input_tokens: -1, output_tokens: "x" } } }), undefined);
 });
