@@ -9,6 +9,7 @@ import type { SuiteContext } from "./suites/context.js";
 import { coldStartSuite } from "./suites/coldstart.js";
 import { custodySuite } from "./suites/custody.js";
 import { concurrencySuite } from "./suites/concurrency.js";
+import { firstMinuteSuite } from "./suites/firstminute.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
@@ -30,13 +31,16 @@ const SUITES = {
   share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
   otel: { run: otelSuite, quickMs: 60_000, fullMs: 180_000 },
   custody: { run: custodySuite, quickMs: 60_000, fullMs: 120_000 },
+  // --real only: a4aa run and acpx each start the real gemini (≈ 3–8 s a round).
+  firstminute: { run: firstMinuteSuite, quickMs: 120_000, fullMs: 300_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 
 const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SUITES).join(",")}] [--real] [--cpu-prof]
   --quick     small sizes (CI smoke run, under 30 s)
   --real      also measure real agents (test/agents, against their loopback mocks): share's
-              open latencies with gemini --acp (needs npm run agents:install)
+              open latencies with gemini --acp, and firstminute: a4aa run --agent gemini
+              against acpx on the same agent (needs npm run agents:install)
   --only      run these suites only
   --cpu-prof  run every a4aa serve under node --cpu-prof (profiles in bench/results/prof/)`;
 

@@ -4,7 +4,7 @@
 // `seq` it delivered, and requests in flight that carry an operationId (R-REMOTE-6) are sent
 // again, so a session's events() goes on with no gap and no duplicate.
 import { randomUUID } from "node:crypto";
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import type { SessionEventParams } from "../../generated/ts/types.js";
 import { MAX_JSON_DEPTH, parseJsonChecked } from "../../src/transport/depth.js";
 import { JsonRpcPeer, RpcResponseError, type RequestOptions } from "../../src/transport/json-rpc.js";
@@ -165,7 +165,9 @@ export class RemoteClient extends ClientCore {
   }
 
   /** One connection attempt: resolves once the upgrade succeeded, with its JSON-RPC peer. */
-  private open(): Promise<JsonRpcPeer> {
+  private async open(): Promise<JsonRpcPeer> {
+    // Loaded on the first connection: a host that only spawns sidecars never loads ws.
+    const { default: WebSocket } = await import("ws");
     // Rejects with Refused (401/403: retrying cannot help) or an Error saying why.
     const headers: Record<string, string> = { ...this.opts.headers };
     if (this.opts.token !== undefined) headers.Authorization = `Bearer ${this.opts.token}`;
@@ -203,7 +205,7 @@ export class RemoteClient extends ClientCore {
       ...this.peerHandlers(),
       sendLine: (line) => {
         onLine?.("out", line);
-        if (ws.readyState === WebSocket.OPEN) ws.send(line);
+        if (ws.readyState === ws.OPEN) ws.send(line);
       },
     });
     ws.on("message", (data: WebSocket.RawData) => {
@@ -299,7 +301,7 @@ export class RemoteClient extends ClientCore {
     this.closing = true;
     const ws = this.ws;
     this.end("the client closed the connection");
-    if (ws && ws.readyState !== WebSocket.CLOSED) {
+    if (ws && ws.readyState !== ws.CLOSED) {
       const closed = new Promise((r) => ws.once("close", r));
       ws.close();
       const t = setTimeout(() => ws.terminate(), 2000);

@@ -96,7 +96,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // multiple of the frame (measured in bench/README.md). The sidecar's own choice, never the client's.
   enableReclaim();
   // §15: --listen and its companions; a refused configuration is a UsageError (exit 2).
-  const remote = remoteListeners(flags, logger, ms, facts);
+  const remote = await remoteListeners(flags, logger, ms, facts);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);

@@ -8,7 +8,7 @@ import { startPipe, type PipeProcess } from "../supervise/spawn.js";
 import { lineTap, type LineTap } from "../supervise/taps.js";
 import { AgentLink, type AgentLinkOptions } from "../transport/agent-link.js";
 import { RpcResponseError } from "../transport/json-rpc.js";
-import { handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
+import { exitedBeforeHandshake, handshakeDeadlineMs, handshakeTimeoutError } from "./handshake-deadline.js";
 import type { LaneContext } from "./lane.js";
 import { forwardStderr } from "./stderr-events.js";
 import { whenStdoutEndsWithoutExit } from "./stdout-eof.js";
@@ -93,7 +93,7 @@ export class AgentProcess {
       if (this.phase === "closing") return;
       const err =
         this.phase === "handshake"
-          ? errors.spawnFailed(`${o.name} ${proc.exitSummary("before the handshake completed")}${this.noiseSection()}`)
+          ? exitedBeforeHandshake(ctx.spec, `${o.name} ${proc.exitSummary("before the handshake completed")}${this.noiseSection()}`)
           : errors.agentExited("prompt", `${o.name} ${proc.exitSummary()}`);
       this.die(err, "exited");
     });
@@ -119,6 +119,7 @@ export class AgentProcess {
       ms,
       awaiting: this.awaiting,
       modeHint: this.o.modeHint ?? this.ctx.spec.lane,
+      spec: this.ctx.spec,
       stopped: true,
       noise: this.noiseSection(),
       stderrTail: this.proc.stderrTail(),

@@ -59,9 +59,28 @@ export function credentialHint(spec: AgentSpec): string {
   );
 }
 
+/**
+ * What the real agents print when they have no usable credentials (recorded from the pinned
+ * CLIs, see test/agents/auth-failures.json): generic HTTP/API wording first, then each
+ * agent's own sentence.
+ */
+const AUTH_FAILURE = new RegExp(
+  [
+    String.raw`\b401\b|unauthori[sz]ed|unauthenticated|authentication (failed|required|error)|auth(entication)?_required`,
+    String.raw`invalid (x-)?api[ -]?key|api key (is )?(missing|invalid|not valid)|invalid_api_key|incorrect api key`,
+    // Claude Code: "Not logged in · Please run /login"; codex: "Missing environment variable: `OPENAI_API_KEY`".
+    String.raw`not logged in|please (run \/?)?log ?in|missing environment variable:? *\`?\w*(api_key|token)\b`,
+    // Gemini CLI (headless, exit 41): no auth type, no key for the chosen one, or one its headless mode does not know.
+    String.raw`please set an auth method|you must specify the gemini_api_key|invalid auth method selected`,
+    // Qwen Code: "No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) …".
+    String.raw`no auth type is selected`,
+  ].join("|"),
+  "i",
+);
+
 /** Whether an agent's message reads like an authentication failure (401, "not logged in", …). */
 export function looksLikeAuthFailure(message: string): boolean {
-  return /\b401\b|missing environment variable:? *`?\w*(api_key|token)\b|unauthori[sz]ed|unauthenticated|not logged in|please (run \/?)?log ?in|invalid (x-)?api[ -]?key|api key (is )?(missing|invalid|not valid)|authentication (failed|required|error)|auth(entication)?_required|invalid_api_key|incorrect api key/i.test(message);
+  return AUTH_FAILURE.test(message);
 }
 
 /**
@@ -69,16 +88,32 @@ export function looksLikeAuthFailure(message: string): boolean {
  * and the hint. `acted`: the agent ran a tool (or asked to) before failing; else it provably did nothing.
  */
 export function authFailure(spec: AgentSpec, stage: "initialize" | "prompt", message: string, acted = false): A4aaError {
-  return errors.authRequired(stage, `${message}\n${credentialHint(spec)}`, { uncertainEffect: acted });
+  const note = AGENT_NOTES.find(([said]) => said.test(message))?.[1];
+  return errors.authRequired(stage, `${message}${note ? `\n${note}` : ""}\n${credentialHint(spec)}`, { uncertainEffect: acted });
 }
 
+/** Where an agent's words alone do not say what to change. */
+const AGENT_NOTES: [RegExp, string][] = [
+  [
+    /invalid auth method selected/i,
+    'Gemini CLI\'s headless mode takes its auth type from settings.json (security.auth.selectedType, e.g. "gemini-api-key"), else from the environment, where GOOGLE_GEMINI_BASE_URL picks one that mode refuses: set selectedType in that HOME\'s .gemini/settings.json, or use the acp lane (gemini --acp).',
+  ],
+];
+
+/** The codes a lane reports an agent's own failure with: the agent said it (agent_failed), or
+ * it ended saying it (agent_exited in a turn, spawn_failed before its handshake). */
+const AGENT_ENDED = new Set(["agent_failed", "agent_exited", "spawn_failed"]);
+
 /**
- * A lane's `agent_failed` whose message reads like an authentication failure, as
- * `auth_required` (Claude Code's "Not logged in · Please run /login" on the cli lane, codex's
- * "Missing environment variable: `OPENAI_API_KEY`" on cli and rpc): one classification for
- * every lane, at the turn's end. Anything else passes through unchanged.
+ * A lane's error whose text reads like an authentication failure, as `auth_required`
+ * (Claude Code's "Not logged in · Please run /login" on the cli lane, codex's "Missing
+ * environment variable: `OPENAI_API_KEY`" on cli and rpc, Gemini CLI's exit 41 "Please set an
+ * Auth method…", Qwen Code's "No auth type is selected"): one classification for every lane,
+ * at the open's or the turn's end. `acted`: a tool call was seen in the turn (else the agent
+ * provably did nothing). Anything else passes through unchanged.
  */
-export function asAuthFailure(spec: AgentSpec | undefined, err: A4aaError): A4aaError {
-  if (!spec || err.code !== "agent_failed" || !looksLikeAuthFailure(err.detail ?? "")) return err;
-  return authFailure(spec, err.stage === "initialize" ? "initialize" : "prompt", err.detail ?? "", err.uncertainEffect);
+export function asAuthFailure(spec: AgentSpec | undefined, err: A4aaError, acted?: boolean): A4aaError {
+  if (!spec || !AGENT_ENDED.has(err.code) || !looksLikeAuthFailure(err.detail ?? "")) return err;
+  const stage = err.stage === "prompt" ? "prompt" : "initialize";
+  return authFailure(spec, stage, err.detail ?? "", acted ?? (stage === "prompt" && err.uncertainEffect));
 }

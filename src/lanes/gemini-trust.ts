@@ -6,7 +6,7 @@
 // checkPathTrust). A host that set it (or GEMINI_RESTRICTED_MODE) against that is refused
 // with the fix — never a silent drop.
 import type { AgentSpec, McpServer } from "../../generated/ts/types.js";
-import { errors } from "../errors.js";
+import { type A4aaError, errors } from "../errors.js";
 import { agentFamily } from "./credential-hints.js";
 
 export function trustWorkspaceForMcp(spec: AgentSpec, mcpServers: readonly McpServer[] | undefined, env: Record<string, string>): void {
@@ -19,4 +19,23 @@ export function trustWorkspaceForMcp(spec: AgentSpec, mcpServers: readonly McpSe
     );
   }
   env.GEMINI_CLI_TRUST_WORKSPACE = "true";
+}
+
+/**
+ * Gemini CLI's headless mode (the cli lane, or `gemini` without `--acp`) refuses to start in a
+ * folder it does not trust: exit 55, "Gemini CLI is not running in a trusted directory…". As
+ * the host sees it: agent_failed (the agent did nothing), with the fix in a4aa's terms, not
+ * `agent_exited` and "check its install". Anything else passes through unchanged.
+ */
+export function asUntrustedFolder(spec: AgentSpec | undefined, err: A4aaError, cwd: string | undefined): A4aaError {
+  if (!spec || (err.code !== "agent_exited" && err.code !== "spawn_failed") || !/Gemini CLI is not running in a trusted directory/i.test(err.detail ?? "")) return err;
+  const stage = err.stage === "prompt" ? "prompt" : "initialize";
+  return errors.agentFailed(
+    stage,
+    `Gemini CLI refuses to run headless in a folder it does not trust (${cwd ?? "the session's cwd"}). ` +
+      "To trust it for this session, give the agent GEMINI_CLI_TRUST_WORKSPACE=true (session/open env; with a4aa run: --env GEMINI_CLI_TRUST_WORKSPACE=true), " +
+      "or trust the folder once by running `gemini` there; or use the acp lane (`gemini --acp`).\n" +
+      (err.detail ?? ""),
+    false,
+  );
 }

@@ -2,8 +2,34 @@
 // a stream-json CLI): how long it is, and the one error its expiry is reported with.
 import path from "node:path";
 import { DEFAULTS } from "../../generated/ts/limits.js";
+import type { AgentSpec } from "../../generated/ts/types.js";
 import { errors, type A4aaError } from "../errors.js";
+import { agentFamily } from "./credential-hints.js";
 import type { LaneContext } from "./lane.js";
+
+/** Agents that speak ACP only with a flag (measured: gemini-cli 0.61, qwen-code 0.15), the
+ * flag first, then the other spellings they accept. */
+const ACP_FLAGS: Record<string, string[]> = {
+  gemini: ["--acp", "--experimental-acp"],
+  qwen: ["--acp", "--experimental-acp"],
+};
+
+/** The sentence for a known agent started without the flag that makes it speak its lane's
+ * protocol (`gemini` on the acp lane without `--acp`), else undefined. */
+export function missingModeFlag(spec: AgentSpec): string | undefined {
+  const family = agentFamily(spec);
+  const flags = family ? ACP_FLAGS[family] : undefined;
+  if (!flags || spec.lane !== "acp" || spec.command.args.some((a) => flags.includes(a))) return undefined;
+  return `${family} speaks ACP only when started with ${flags[0]}, and command.args has none: add "${flags[0]}" to command.args.`;
+}
+
+/** The agent ended before its handshake: initialize_failed naming the missing flag when it is a
+ * known agent started without it (whatever it printed then, e.g. Gemini's "Invalid auth method
+ * selected."), else spawn_failed. */
+export function exitedBeforeHandshake(spec: AgentSpec, detail: string): A4aaError {
+  const flag = missingModeFlag(spec);
+  return flag ? errors.initializeFailed("initialize", `${flag}\n${detail}`, { retryable: false, uncertainEffect: true }) : errors.spawnFailed(detail);
+}
 
 /** How long an agent has to complete its handshake when neither spec nor `serve` says. */
 export const DEFAULT_HANDSHAKE_TIMEOUT_MS: number = DEFAULTS.AcpAgentSpec.handshakeTimeoutMs;
@@ -29,6 +55,8 @@ export interface HandshakeTimeout {
   noise?: string;
   /** The agent's stderr tail. */
   stderrTail: string;
+  /** The spec, to name a known agent's missing mode flag. */
+  spec?: AgentSpec;
 }
 
 /**
@@ -41,7 +69,9 @@ export function handshakeTimeoutError(t: HandshakeTimeout): A4aaError {
   const waiting = t.awaiting ? ` (no answer to ${t.awaiting})` : "";
   const after = t.stopped ? " and was stopped" : "; the shared process goes on";
   const tail = t.stderrTail.trimEnd();
+  const flag = t.spec && missingModeFlag(t.spec);
   const detail =
+    (flag ? `${flag} ` : "") +
     `${t.name} (${path.basename(t.program)}) did not complete the handshake within ${t.ms} ms${waiting}${after}. ` +
     `Check that the command starts the agent in the mode its lane speaks (${t.modeHint}); ` +
     `a slow agent needs a larger handshakeTimeoutMs or --handshake-timeout.` +

@@ -15,6 +15,7 @@ import type { HostChannel } from "./host-channel.js";
 import { PermissionBroker } from "./permissions.js";
 import { asApiRefusal } from "../lanes/api-refusals.js";
 import { asAuthFailure } from "../lanes/credential-hints.js";
+import { asUntrustedFolder } from "../lanes/gemini-trust.js";
 import { SessionBudget } from "./budget.js";
 import { tracePermission, type SessionTracer, type TurnSpan } from "../telemetry/tracing.js";
 import { trafficSince, type CustodyTraffic } from "../telemetry/facts.js";
@@ -45,6 +46,8 @@ interface Turn {
   overrun?: A4aaError;
   budgetTimer?: NodeJS.Timeout;
   span?: TurnSpan;
+  /** A tool call was seen: the agent may have acted before a failure. */
+  acted: boolean;
 }
 
 export interface SessionOptions {
@@ -87,6 +90,7 @@ export class Session {
 
   /** The spec the lane was opened with (for the words of an auth failure). */
   private spec: AgentSpec | undefined;
+  private cwd: string | undefined;
   private model: string | undefined;
 
   private readonly budget: SessionBudget | undefined;
@@ -116,6 +120,7 @@ export class Session {
    */
   async open(driver: AnyLaneDriver, setup: LaneSetup): Promise<LaneSession> {
     this.spec = setup.spec;
+    this.cwd = setup.cwd;
     this.model = setup.options.model;
     const ctx: LaneContext<AgentSpec> = {
       ...setup,
@@ -130,7 +135,12 @@ export class Session {
       signal: this.lifetime.signal,
     };
     // The lane is recorded as soon as it exists, so a close waiting for the opening ends it.
-    this.opening = withProcessTap(this.o.tap, () => driver.open(ctx)).then((lane) => (this.lane = lane));
+    this.opening = withProcessTap(this.o.tap, () => driver.open(ctx)).then(
+      (lane) => (this.lane = lane),
+      (err: unknown) => {
+        throw err instanceof A4aaError ? this.agentsWords(err, false) : err;
+      },
+    );
     const lane = await this.opening;
     if (this.closingStarted) {
       // The sidecar began shutting down while the agent was starting.
@@ -139,6 +149,13 @@ export class Session {
     }
     this.stateNow = "idle";
     return lane;
+  }
+
+  /** A lane's error that is the agent's own account of a known failure (no credentials, a
+   * refusal of the model API, an untrusted folder), as its typed code; one classification for
+   * every lane. `acted`: a tool call was seen in the turn. */
+  private agentsWords(err: A4aaError, acted: boolean): A4aaError {
+    return asApiRefusal(asUntrustedFolder(this.spec, asAuthFailure(this.spec, err, acted), this.cwd));
   }
 
   /**
@@ -159,7 +176,7 @@ export class Session {
       this.announced.add(event.toolCallId);
       if (this.announced.size > MAX_REMEMBERED_TOOL_CALLS) this.announced.delete(this.announced.values().next().value as string);
     }
-    if (turn && (event.type === "toolCall" || event.type === "toolCallUpdate")) turn.messageEnded = true;
+    if (turn && (event.type === "toolCall" || event.type === "toolCallUpdate")) turn.messageEnded = turn.acted = true;
     if (turn && event.type === "messageChunk") {
       // One blank line between two messages (TurnOutcome.text); the chunks go out as sent.
       if (turn.messageEnded && turn.text && event.text) turn.text = appendBounded(turn.text, MESSAGE_SEPARATOR);
@@ -231,6 +248,7 @@ export class Session {
       abort: new AbortController(),
       text: "",
       messageEnded: false,
+      acted: false,
       settled: false,
       settle: (r) => {
         if (turn.settled) return;
@@ -279,7 +297,7 @@ export class Session {
           this.logger.debug(`turn ended after cancel with ${(err as Error)?.message ?? err}; reported as cancelled`, this.id);
           turn.settle({ outcome: { stopReason: "cancelled", text: turn.text } });
         } else {
-          turn.settle({ error: err instanceof A4aaError ? asApiRefusal(asAuthFailure(this.spec, err)) : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
+          turn.settle({ error: err instanceof A4aaError ? this.agentsWords(err, turn.acted) : errors.internalError("prompt", String((err as Error)?.stack ?? err)) });
         }
       },
     );

@@ -77,6 +77,27 @@ describe("a4aa run in a terminal (example agent)", { skip: tmuxInstalled() ? fal
     }
   });
 
+  test("issue 29: on a narrow terminal the permission's choices move to the next row whole, never cut mid-word", T, async () => {
+    const marker = newMarker();
+    let passed = false;
+    const p = pane(["--spec", JSON.stringify(exampleAgentSpec(marker))], marker, { cols: 26, rows: 30, env: { NO_COLOR: "1" } });
+    try {
+      await p.waitFor(/^›\s*$/m, 10_000, "the input prompt");
+      p.type("check the shell");
+      p.keys("Enter");
+      const asked = await p.waitFor(/\[Esc\] cancel/, 15_000, "the permission prompt");
+      for (const choice of ["[y] Allow", "[a] Always allow", "[n] Reject", "[Esc] cancel"]) assert.ok(asked.split("\n").some((l) => l.includes(choice)), `"${choice}" whole on one row:\n${asked}`);
+      
+      p.type("y");
+      await p.waitFor(/── done/, 15_000, "the end of the turn");
+      p.keys("C-d");
+      assert.equal(await p.exitCode(), 0);
+      passed = true;
+    } finally {
+      await finish(p, marker, passed);
+    }
+  });
+
   test("the default agent: /mode and /model change the next turns, a resize mid-turn garbles nothing, two Ctrl-C end it", T, async () => {
     const marker = newMarker();
     let passed = false;

@@ -1,7 +1,9 @@
 // `a4aa run` in plain pipes, as scripts and CI run it (spec §9 `a4aa run`): one turn, its exit
 // status, permissions that fail closed without a terminal, --json, Ctrl-C (SIGINT), errors.
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import path from "node:path";
 import { test } from "node:test";
 import { execa } from "execa";
@@ -178,6 +180,22 @@ test("an unknown --agent id fails at once with the ids that look like it (did yo
   assert.match(`${r.stdout}\n${r.stderr}`, /there is no agent "claude" in the catalog; did you mean .*--agent claude-code/);
   assert.match(`${r.stdout}\n${r.stderr}`, /a4aa agents/);
   assert.ok(Date.now() - t0 < 30_000);
+});
+
+test("issue 29: an error is printed once when stdout and stderr reach the same place (2>&1, one file); twice only where they part (the person may read either)", async () => {
+  const file = path.join(scratchDir("a4aa-run-once"), "out.txt");
+  const fd = openSync(file, "w");
+  try {
+    const child = spawn(process.execPath, [CLI, "run", "--agent", "claude", "hi"], { stdio: ["ignore", fd, fd] });
+    const [code] = (await once(child, "exit")) as [number | null];
+    assert.equal(code, 1);
+  } finally {
+    closeSync(fd);
+  }
+  const both = readFileSync(file, "utf8");
+  assert.equal(both.match(/there is no agent "claude"/g)?.length, 1, both);
+  const apart = await run(["--agent", "claude", "hi"]);
+  assert.match(apart.stderr, /there is no agent "claude"/, "stderr alone still says it");
 });
 
 test("R-BUDGET-1: --budget sets the session's budget; the usage line shows what is spent; a bad one is a usage error", async () => {

@@ -41,6 +41,10 @@ export function credentialHint(credentials: readonly AgentCredential[]): string 
 export function describeError(err: unknown, credentials: readonly AgentCredential[] = []): ErrorWords {
   if (err instanceof UnknownAgentId) return { message: err.message, code: "unknown_agent", hint: HINTS.unknown_agent };
   const words = describeRaw(err);
+  // The program was found and started, then ended before its handshake: installing it again is not the fix.
+  if (words.code === "spawn_failed" && /(exited with code|was killed by) .*(before the handshake|during its handshake)/.test(words.message)) {
+    words.hint = "the agent started but ended before its handshake: its own words are above (a missing login or setting, a flag its lane needs); check the --spec or run the agent once on its own";
+  }
   if (words.code === "auth_required") {
     // The sidecar's detail ends with a hint for hosts (spec fields); a person gets run's own.
     words.message = words.message.split("\nThe agent's environment is only")[0]!;

@@ -145,7 +145,21 @@ export class Renderer {
     const w = this.screen.columns() - 1;
     const lines = [`${this.c.yellow("?")} ${this.c.bold("Allow")} ${fit(req.title, w - 20)} ${this.c.dim(`(${req.kind})`)}`];
     for (const t of req.contentTexts.filter((s) => s.trim()).slice(0, 4)) lines.push(this.c.dim(`    ${fit(t.trim(), w - 4)}`));
-    lines.push(`  ${req.options.map((o, i) => `${this.c.bold(`[${keys[i]}]`)} ${o.name}`).join("  ")}  ${this.c.dim("[Esc] cancel")}`);
+    // Each choice stays whole on a row: a narrow terminal moves the next one down, never cuts a word.
+    const choices = req.options.map((o, i) => ({ text: `${this.c.bold(`[${keys[i]}]`)} ${fit(o.name, w - 8)}`, width: [...`[${keys[i]}] ${fit(o.name, w - 8)}`].length }));
+    choices.push({ text: this.c.dim("[Esc] cancel"), width: "[Esc] cancel".length });
+    let row = "";
+    let used = 0;
+    for (const ch of choices) {
+      if (used && used + 2 + ch.width > w) {
+        lines.push(row);
+        row = "";
+        used = 0;
+      }
+      row += `  ${ch.text}`;
+      used += 2 + ch.width;
+    }
+    lines.push(row);
     this.prompt = lines;
     this.redraw();
   }
@@ -196,7 +210,8 @@ export class Renderer {
     const d = describeError(err);
     if (hint) d.hint = hint;
     this.screen.line(`${this.c.red("✗")} ${what} failed: ${d.message}`);
-    for (const l of this.stderrTail.slice(-5)) this.screen.line(this.c.dim(`  agent stderr: ${fit(l, this.screen.columns() - 18)}`));
+    // Lines the error's own stderr tail carries are not shown twice.
+    for (const l of this.stderrTail.slice(-5).filter((x) => !d.message.includes(x.trim()))) this.screen.line(this.c.dim(`  agent stderr: ${fit(l, this.screen.columns() - 18)}`));
     if (d.hint) this.screen.line(`  ${this.c.cyan("fix:")} ${d.hint}`);
     this.screen.flush();
   }

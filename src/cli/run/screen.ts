@@ -1,6 +1,7 @@
 // Where the renderer's output goes. On a terminal: lines that stay (the scrollback) above a
 // few lines that redraw in place (the paragraph being streamed, tool calls in flight, the
 // spinner, a permission prompt), drawn by log-update. Into a pipe: plain text, in order.
+import { fstatSync } from "node:fs";
 import ansiEscapes from "ansi-escapes";
 import { createLogUpdate } from "log-update";
 import wrapAnsi from "wrap-ansi";
@@ -201,7 +202,15 @@ export function fullRows(text: string, width: number): { rows: string[]; rest: s
   return { rows, rest };
 }
 
-/** stdout and stderr are both a terminal: what the screen shows, the person has read. */
-export function sameTerminal(): boolean {
-  return !!process.stdout.isTTY && !!process.stderr.isTTY;
+/** stdout and stderr reach the same place (both a terminal, or one file or pipe as with
+ * `2>&1`): what the screen printed, the person reads; an error is not printed again. */
+export function sameDestination(): boolean {
+  if (process.stdout.isTTY && process.stderr.isTTY) return true;
+  try {
+    const out = fstatSync(1);
+    const err = fstatSync(2);
+    return out.dev === err.dev && out.ino === err.ino;
+  } catch {
+    return false;
+  }
 }

@@ -11,7 +11,7 @@ import { KeyInput, optionKeys } from "./keys.js";
 import { recordArgs, type RunOptions } from "./options.js";
 import { resumeFlags } from "./resume-hint.js";
 import { Renderer } from "./renderer.js";
-import { PlainScreen, TtyScreen, type Screen, sameTerminal } from "./screen.js";
+import { PlainScreen, TtyScreen, type Screen, sameDestination } from "./screen.js";
 import { RunSession, offered } from "./session.js";
 import { colors, wantColor } from "./style.js";
 
@@ -94,7 +94,7 @@ export class TerminalRun {
       this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : describeError(e, this.session.credentials).hint);
       this.screen.pause();
       // The reason again on stderr for scripts, unless both go to the same terminal (printed twice).
-      if (!sameTerminal()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      if (!sameDestination()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return false;
     }
   }
@@ -229,7 +229,7 @@ export class TerminalRun {
       this.r.failed(e, "the turn", describeError(e, this.session.credentials).hint);
       const code = describeError(e).code;
       // A one-shot run's error also goes to stderr (the exit status's reason, for scripts).
-      if (!this.interactiveMode && !sameTerminal()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
+      if (!this.interactiveMode && !sameDestination()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
       return (ERROR_CODES as Partial<Record<string, ErrorCodeInfo>>)[code]?.endsSession ? "fatal" : "error";
     } finally {
       this.typedAhead = this.keys?.stop() ?? "";

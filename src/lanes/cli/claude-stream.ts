@@ -138,6 +138,9 @@ export class ClaudeStreamMapper {
           ...(texts.length ? { contentTexts: texts } : {}),
           rawOutput: json(msg.tool_use_result ?? b.content),
         });
+      } else if (b.type === "text" && typeof b.text === "string" && INTERRUPTED.test(b.text)) {
+        // Claude Code's own record of a cancel, sent as a user message: nobody typed it.
+        this.emit({ type: "raw", source: "stdout", payload: json(msg) });
       } else if (b.type === "text" && typeof b.text === "string") {
         if (!msg.parent_tool_use_id && b.text) this.emit({ type: "userMessageChunk", text: b.text });
       } else {
@@ -146,6 +149,9 @@ export class ClaudeStreamMapper {
     }
   }
 }
+
+/** What Claude Code 2.1.197 writes as a `user` message after an interrupt (recorded). */
+const INTERRUPTED = /^\[Request interrupted by user( for tool use)?\]$/;
 
 /** The turn's end and usage from a `result` message. */
 export function claudeResult(r: Obj, opts: ClaudeResultOptions = {}): { end: TurnEnd; usage?: Usage } {

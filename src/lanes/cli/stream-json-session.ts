@@ -8,10 +8,10 @@
 import { randomUUID } from "node:crypto";
 import { forwardStderr } from "../stderr-events.js";
 import type { AgentInfo, Capabilities, CliAgentSpec, SessionState, TurnOutcome } from "../../../generated/ts/types.js";
-import { errors } from "../../errors.js";
+import { type A4aaError, errors } from "../../errors.js";
 import { handshakeDeadlineMs, handshakeTimeoutError } from "../handshake-deadline.js";
 import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "../lane.js";
-import { withTimeout } from "../../supervise/deadline.js";
+import { waitAtMost, withTimeout } from "../../supervise/deadline.js";
 import { startPipe, type ExitInfo, type PipeProcess } from "../../supervise/spawn.js";
 import { LineReader } from "../../transport/line-reader.js";
 import { lineTap, type LineTap } from "../../supervise/taps.js";
@@ -69,6 +69,8 @@ export class StreamJsonSession implements LaneSession {
   /** The last running totals (cost, or all usage) the CLI reported. */
   private lastTotal: Usage | undefined;
   private lastUnclean: string | undefined;
+  /** The error a failed `result` outside a turn gave (the CLI's reason for exiting early). */
+  private saidBeforeTurn: string | undefined;
 
   private constructor(
     private readonly ctx: LaneContext<CliAgentSpec>,
@@ -124,7 +126,12 @@ export class StreamJsonSession implements LaneSession {
       }
       reader.push(chunk);
     });
-    proc.stdout.once("end", () => reader.end());
+    const stdoutEnded = new Promise<void>((resolve) =>
+      proc.stdout.once("end", () => {
+        reader.end();
+        resolve();
+      }),
+    );
     this.unhook = [
       pauseWithGate(ctx.gate, proc.stdout),
       forwardStderr(proc, ctx.gate, () => !!this.turn, ctx.emit, (text) => ctx.logger.debug(`${spec.command.program} stderr: ${text}`, ctx.sessionId)),
@@ -137,8 +144,10 @@ export class StreamJsonSession implements LaneSession {
       const answer = await withTimeout(
         Promise.race([
           this.request({ subtype: "initialize", hooks: null }),
-          proc.exited.then(() => {
-            throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
+          proc.exited.then(async () => {
+            // Its last lines (the reason it gave) may still be in the pipe.
+            await waitAtMost(stdoutEnded, 500);
+            throw this.exitedInHandshake(proc);
           }),
         ]),
         ms,
@@ -153,9 +162,7 @@ export class StreamJsonSession implements LaneSession {
             stderrTail: proc.stderrTail(),
           }),
       );
-      if (proc.exit) {
-        throw errors.spawnFailed(`${spec.command.program} ${proc.exitSummary("during its handshake")}`);
-      }
+      if (proc.exit) throw this.exitedInHandshake(proc);
       if (answer.subtype === "error") {
         throw errors.initializeFailed("initialize", `${spec.command.program} refused initialize: ${str(answer.error) ?? JSON.stringify(answer)}`);
       }
@@ -163,6 +170,11 @@ export class StreamJsonSession implements LaneSession {
       await this.stopProcess(0);
       throw e;
     }
+  }
+
+  private exitedInHandshake(proc: PipeProcess): A4aaError {
+    const said = this.saidBeforeTurn ? `; it said: ${this.saidBeforeTurn}` : "";
+    return errors.spawnFailed(`${this.ctx.spec.command.program} ${proc.exitSummary("during its handshake")}${said}`);
   }
 
   private exited(proc: PipeProcess, exit: ExitInfo): void {
@@ -255,6 +267,8 @@ export class StreamJsonSession implements LaneSession {
   private result(r: Obj): void {
     const t = this.turn;
     if (!t || t.result) {
+      // Qwen Code without credentials answers the handshake with a failed result, then exits.
+      if (!t && r.is_error === true) this.saidBeforeTurn = str(obj(r.error).message) ?? str(r.result) ?? this.saidBeforeTurn;
       this.ctx.emit({ type: "raw", source: "stdout", payload: json(r) });
       return;
     }

@@ -2,8 +2,11 @@
 // takes the ACP initialize line as a user prompt (200 s observed, unbounded before the
 // handshake deadline). The real CLI against its loopback mock, with a short spec deadline.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { test } from "node:test";
-import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor } from "../../agents/agents.js";
+import { INSTALL_HINT, agentBin, agentsInstalled, prepareAgent, startMockFor } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
 import { TestSidecar, killMarked, newMarker, waitNoProcesses } from "../../helpers/sidecar.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
@@ -46,6 +49,41 @@ test(
       killMarked(marker);
       await mock.close();
       await run.cleanup();
+    }
+  },
+);
+
+test(
+  "issue 29: gemini without --acp that exits at once ('Invalid auth method selected.') fails initialize_failed naming --acp, not spawn_failed",
+  { skip: agentsInstalled(["gemini"]) ? false : INSTALL_HINT, timeout: 90_000 },
+  async () => {
+    const home = mkdtempSync(path.join(tmpdir(), "a4aa-noacp-"));
+    const marker = newMarker();
+    const spec = {
+      id: "gemini-without-acp",
+      lane: "acp",
+      command: {
+        program: agentBin("gemini"),
+        args: [],
+        env: { policy: "sanitized", inherit: ["PATH"], set: { HOME: home, GEMINI_API_KEY: "a-key", GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:9", GEMINI_CLI_NO_RELAUNCH: "true", A4AA_TEST_MARKER: marker } },
+      },
+    } as AgentSpec;
+    const s = new TestSidecar();
+    try {
+      const t0 = Date.now();
+      const r = await s.call("session/open", { spec, cwd: home });
+      const d = r.error?.data;
+      assert.equal(d?.code, "initialize_failed", JSON.stringify(r).slice(0, 2000));
+      assert.equal(d.retryable, false, "the same command fails the same way");
+      assert.match(d.detail, /gemini speaks ACP only when started with --acp[^\n]*add "--acp" to command\.args/);
+      assert.match(d.detail, /Invalid auth method selected\./, "what it printed");
+      assert.ok(Date.now() - t0 < 30_000, "no deadline waited for");
+      assert.deepEqual(await waitNoProcesses(marker, 5000), []);
+      assert.equal(await s.end(), 0);
+    } finally {
+      s.kill();
+      killMarked(marker);
+      rmSync(home, { recursive: true, force: true });
     }
   },
 );

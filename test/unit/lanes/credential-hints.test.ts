@@ -2,8 +2,15 @@
 // failure tells the person reading it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { AgentSpec } from "../../../generated/ts/types.js";
-import { authFailure, credentialHint, credentialVariables, looksLikeAuthFailure } from "../../../src/lanes/credential-hints.js";
+import { errors } from "../../../src/errors.js";
+import { asAuthFailure, authFailure, credentialHint, credentialVariables, looksLikeAuthFailure } from "../../../src/lanes/credential-hints.js";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const recorded = JSON.parse(readFileSync(path.join(root, "test/agents/auth-failures.json"), "utf8")) as { failures: { agent: string; lane: string; text: string }[] };
 
 const env = { policy: "sanitized" } as const;
 const acp = (program: string, args: string[] = []): AgentSpec => ({ id: "a", lane: "acp", command: { program, args, env } });
@@ -42,4 +49,25 @@ test("issue 14: what reads like an authentication failure", () => {
   ])
     assert.ok(looksLikeAuthFailure(m), m);
   for (const m of ["the model refused to cooperate", "rate limit: 429 Too Many Requests", "port 4010 in use", "context window exceeded"]) assert.ok(!looksLikeAuthFailure(m), m);
+});
+
+test("issue 29: every text the real agents were recorded saying without credentials reads as an authentication failure", () => {
+  assert.ok(recorded.failures.length >= 10);
+  for (const f of recorded.failures) assert.ok(looksLikeAuthFailure(f.text), `${f.agent} (${f.lane}): ${f.text}`);
+});
+
+test("issue 29: an agent that ended with such words (agent_failed, agent_exited in a turn, spawn_failed before its handshake) is auth_required; uncertainEffect only when it acted", () => {
+  const gemini: AgentSpec = { id: "g", lane: "cli", driver: "gemini", command: { program: "gemini", args: [], env } };
+  const exited = errors.agentExited("prompt", "gemini exited with code 41 before ending the turn; stderr tail:\nPlease set an Auth method in your /h/.gemini/settings.json or specify …");
+  const e = asAuthFailure(gemini, exited, false);
+  assert.deepEqual([e.code, e.stage, e.uncertainEffect], ["auth_required", "prompt", false]);
+  assert.match(e.detail!, /Please set an Auth method/);
+  assert.equal(asAuthFailure(gemini, exited, true).uncertainEffect, true);
+  const early = asAuthFailure(acp("qwen", []), errors.spawnFailed("qwen exited with code 1 during its handshake (no stderr output); it said: No auth type is selected."));
+  assert.deepEqual([early.code, early.stage, early.uncertainEffect], ["auth_required", "initialize", false]);
+  // Not an authentication failure, or a code that is not the agent's own account: unchanged.
+  const other = errors.agentExited("prompt", "gemini exited with code 1: out of memory");
+  assert.equal(asAuthFailure(gemini, other, false), other);
+  const refused = errors.outputLimit("prompt", 401);
+  assert.equal(asAuthFailure(gemini, refused, false), refused);
 });

@@ -16,6 +16,15 @@ function map(lines: object[]): { events: AgentEvent[]; ids: string[]; result?: R
 const delta = (text: string) => ({ type: "stream_event", event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } } });
 
 describe("cli lane: Claude-style stream", () => {
+  it("issue 29: Claude Code's '[Request interrupted by user]' after a cancel (recorded from 2.1.197) is not a user message: nobody typed it", () => {
+    for (const text of ["[Request interrupted by user]", "[Request interrupted by user for tool use]"]) {
+      const line = { type: "user", message: { role: "user", content: [{ type: "text", text }] }, parent_tool_use_id: null, session_id: "s", uuid: "u", timestamp: "2026-12-05T03:17:17.052Z" };
+      const { events } = map([line]);
+      assert.deepEqual(events.map((e) => e.type), ["raw"], text);
+    }
+    assert.deepEqual(map([{ type: "user", message: { role: "user", content: "what the person typed" } }]).events, [{ type: "userMessageChunk", text: "what the person typed" }]);
+  });
+
   it("text streamed as deltas is not repeated by the assistant message", () => {
     const { events } = map([
       { type: "stream_event", event: { type: "message_start", message: { id: "msg_1" } } },
