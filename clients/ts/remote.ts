@@ -34,6 +34,13 @@ export interface RemoteOptions extends CommonOptions {
   maxMessageBytes?: number;
   /** Told each loss and each reconnection, for the person reading the log; default: this process's stderr. */
   onLog?: (text: string) => void;
+  /**
+   * A WebSocket ping this often (default 15000 ms); a connection from which nothing (no pong,
+   * no message) arrives for `pongTimeoutMs` (default 30000) is taken as lost and reconnected.
+   * A network that drops packets without closing anything is noticed only this way.
+   */
+  pingIntervalMs?: number;
+  pongTimeoutMs?: number;
 }
 
 const OPEN = "session/open";
@@ -219,7 +226,22 @@ export class RemoteClient extends ClientCore {
       this.opts.onMessage?.(r.value);
       peer.handle(r.value, text);
     });
-    ws.once("close", (code, reason) => this.lost(ws, peer, `the connection closed (${code}${reason.length ? ` ${reason.toString()}` : ""})`));
+    // Silence past the pong timeout ends the connection like a close (1006): lost() reconnects.
+    let heard = Date.now();
+    const alive = () => (heard = Date.now());
+    ws.on("pong", alive);
+    ws.on("message", alive);
+    const pongTimeoutMs = this.opts.pongTimeoutMs ?? 30_000;
+    const heartbeat = setInterval(() => {
+      if (Date.now() - heard <= pongTimeoutMs) return ws.ping();
+      this.log(`nothing from ${this.url} for ${pongTimeoutMs} ms; ending that connection`);
+      ws.terminate();
+    }, this.opts.pingIntervalMs ?? 15_000);
+    heartbeat.unref();
+    ws.once("close", (code, reason) => {
+      clearInterval(heartbeat);
+      this.lost(ws, peer, `the connection closed (${code}${reason.length ? ` ${reason.toString()}` : ""})`);
+    });
     this.ws = ws;
     return peer;
   }

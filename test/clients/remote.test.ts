@@ -209,3 +209,30 @@ test("R-REMOTE-10: a session/open in flight at the cut is sent again with its op
   }
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
 });
+
+test("R-REMOTE-10: a silent connection (nothing forwarded, nothing closed) is taken as lost after pongTimeoutMs; the client reconnects and the turn's events arrive once, in order", async () => {
+  const s = start(["--listen", "ws://127.0.0.1:0", "--auth-token-file", tokens]);
+  const proxy = await proxyTo(await s.url());
+  const { c, logs } = await remote(proxy.url, { pingIntervalMs: 100, pongTimeoutMs: 400 });
+  try {
+    const { sessionId } = await c.sessionOpen({ spec: fakeAgentSpec(marker()), cwd });
+    const seen: StreamItem[] = [];
+    let frozenAt = 0;
+    for await (const item of c.promptStream({ sessionId, text: "slow:30" })) {
+      seen.push(item);
+      if (isChunk(item) && !frozenAt) {
+        proxy.freeze();
+        frozenAt = Date.now();
+      }
+    }
+    assert.equal(c.reconnects, 1);
+    assert.ok(logs.some((l) => /nothing from .* for 400 ms/.test(l)), logs.join(" | "));
+    assert.equal(seen.filter(isChunk).map((e) => e.text).join(""), Array.from({ length: 30 }, (_, i) => `${i + 1} `).join(""));
+    assert.equal(seen.filter((e) => e instanceof TurnEnd).length, 1);
+    await c.sessionClose({ sessionId });
+  } finally {
+    await c.close();
+    await proxy.close();
+  }
+  assert.deepEqual(await s.stop(), { code: 0, signal: null });
+});

@@ -1,5 +1,6 @@
 // A TCP proxy in front of a listening sidecar whose connections a test can cut at will (both
-// sockets destroyed, no close handshake): what a dropped network does to a remote host.
+// sockets destroyed, no close handshake): what a dropped network does to a remote host; or
+// freeze (nothing forwarded either way, nothing closed): what a silent network does.
 import net from "node:net";
 
 export interface CutProxy {
@@ -9,6 +10,8 @@ export interface CutProxy {
   accepted(): number;
   /** Destroys every live connection. */
   cut(): void;
+  /** Stops forwarding on every live connection, without closing it (later ones flow). */
+  freeze(): void;
   close(): Promise<void>;
 }
 
@@ -16,6 +19,7 @@ export async function proxyTo(url: string): Promise<CutProxy> {
   const target = new URL(url);
   const port = Number(target.port);
   const live = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   let accepted = 0;
   const server = net.createServer((down) => {
     accepted++;
@@ -29,6 +33,9 @@ export async function proxyTo(url: string): Promise<CutProxy> {
         up.destroy();
       });
     }
+    const pair: [net.Socket, net.Socket] = [down, up];
+    pairs.add(pair);
+    down.once("close", () => pairs.delete(pair));
     down.pipe(up);
     up.pipe(down);
   });
@@ -40,6 +47,14 @@ export async function proxyTo(url: string): Promise<CutProxy> {
     url: `ws://127.0.0.1:${(server.address() as net.AddressInfo).port}${target.pathname === "/" ? "" : target.pathname}`,
     accepted: () => accepted,
     cut,
+    freeze() {
+      for (const [down, up] of pairs) {
+        down.unpipe(up);
+        up.unpipe(down);
+        down.pause();
+        up.pause();
+      }
+    },
     close() {
       cut();
       return new Promise<void>((r) => server.close(() => r()));

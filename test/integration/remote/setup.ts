@@ -16,8 +16,10 @@ export class ListeningSidecar {
   readonly urls: Promise<string[]>;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(args: string[], env: NodeJS.ProcessEnv = process.env) {
-    this.proc = spawn(process.execPath, [CLI, "serve", ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+  /** `launcher`: a command the sidecar runs under, e.g. `["ip", "netns", "exec", NS]` (it must exec, keeping the pid). */
+  constructor(args: string[], env: NodeJS.ProcessEnv = process.env, launcher: string[] = []) {
+    const [cmd, ...pre] = [...launcher, process.execPath];
+    this.proc = spawn(cmd, [...pre, CLI, "serve", ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
     this.proc.stderr.setEncoding("utf8");
     this.exited = new Promise((resolve) => this.proc.once("exit", (code, signal) => resolve({ code, signal })));
     const n = args.filter((a) => a === "--listen").length;
@@ -136,7 +138,7 @@ export class WsHost {
 }
 
 /** A test file's sidecars and agent markers, all ended after the file. */
-export function remoteSetup(): { start: (args: string[], env?: NodeJS.ProcessEnv) => ListeningSidecar; marker: () => string; hosts: WsHost[] } {
+export function remoteSetup(): { start: (args: string[], env?: NodeJS.ProcessEnv, launcher?: string[]) => ListeningSidecar; marker: () => string; hosts: WsHost[] } {
   const sidecars: ListeningSidecar[] = [];
   const markers: string[] = [];
   const hosts: WsHost[] = [];
@@ -146,8 +148,8 @@ export function remoteSetup(): { start: (args: string[], env?: NodeJS.ProcessEnv
     for (const m of markers) killMarked(m);
   });
   return {
-    start: (args, env) => {
-      const s = new ListeningSidecar(args, env);
+    start: (args, env, launcher) => {
+      const s = new ListeningSidecar(args, env, launcher);
       sidecars.push(s);
       return s;
     },
