@@ -55,8 +55,9 @@ test("issue 14 handshake deadline: `serve --handshake-timeout` applies when the 
   assert.match(r.error!.data.detail, /within 500 ms \(no answer to initialize\)/);
   assert.match(r.error!.data.detail, /no stderr output/);
   assert.deepEqual(await waitNoProcesses(marker), []);
-  // The sidecar goes on: the next open with a working agent succeeds.
-  const ok = await s.ok("session/open", { spec: fakeAgentSpec(marker) });
+  // The sidecar goes on: the next open with a working agent succeeds (its own deadline: a
+  // node agent can take over 500 ms to start on a loaded machine).
+  const ok = await s.ok("session/open", { spec: fakeAgentSpec(marker, [], { handshakeTimeoutMs: 30_000 }) });
   await s.ok("session/close", { sessionId: ok.sessionId });
   assert.equal(await s.end(), 0);
   assert.deepEqual(await waitNoProcesses(marker), []);
