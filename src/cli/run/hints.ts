@@ -38,6 +38,14 @@ export function credentialHint(credentials: readonly AgentCredential[]): string 
   return `set the agent's key in this shell: export ${names[0]}=… (a4aa run passes ${list} to the agent), or give --env ${names[0]}=VALUE; or sign in by running the agent once on its own and keep that HOME`;
 }
 
+/** An agent given by --spec: the variables the sidecar's hint names ("reads its credentials
+ * from A, B —"), to give with --env. */
+function specCredentialHint(forHosts: string): string | undefined {
+  const names = /reads its credentials from ([A-Z0-9_, ]+) —/.exec(forHosts)?.[1]?.split(", ");
+  if (!names?.length) return undefined;
+  return `give the agent its key with --env ${names[0]} (the value from this shell) or --env ${names[0]}=VALUE (this agent reads ${names.join(", ")}); or sign in by running the agent once on its own and keep that HOME`;
+}
+
 export function describeError(err: unknown, credentials: readonly AgentCredential[] = []): ErrorWords {
   if (err instanceof UnknownAgentId) return { message: err.message, code: "unknown_agent", hint: HINTS.unknown_agent };
   const words = describeRaw(err);
@@ -47,8 +55,9 @@ export function describeError(err: unknown, credentials: readonly AgentCredentia
   }
   if (words.code === "auth_required") {
     // The sidecar's detail ends with a hint for hosts (spec fields); a person gets run's own.
-    words.message = words.message.split("\nThe agent's environment is only")[0]!;
-    words.hint = credentialHint(credentials) ?? words.hint;
+    const [said, forHosts = ""] = words.message.split("\nThe agent's environment is only");
+    words.message = said!;
+    words.hint = credentialHint(credentials) ?? specCredentialHint(forHosts) ?? words.hint;
   }
   return words;
 }
