@@ -9,6 +9,7 @@ import type { SuiteContext } from "./suites/context.js";
 import { coldStartSuite } from "./suites/coldstart.js";
 import { custodySuite } from "./suites/custody.js";
 import { concurrencySuite } from "./suites/concurrency.js";
+import { fleetSuite } from "./suites/fleet.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
@@ -30,6 +31,7 @@ const SUITES = {
   share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
   otel: { run: otelSuite, quickMs: 60_000, fullMs: 180_000 },
   custody: { run: custodySuite, quickMs: 60_000, fullMs: 120_000 },
+  fleet: { run: fleetSuite, quickMs: 60_000, fullMs: 360_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 
