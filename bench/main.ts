@@ -10,6 +10,7 @@ import { coldStartSuite } from "./suites/coldstart.js";
 import { custodySuite } from "./suites/custody.js";
 import { concurrencySuite } from "./suites/concurrency.js";
 import { firstMinuteSuite } from "./suites/firstminute.js";
+import { fleetSuite } from "./suites/fleet.js";
 import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
@@ -33,6 +34,7 @@ const SUITES = {
   custody: { run: custodySuite, quickMs: 60_000, fullMs: 120_000 },
   // --real only: a4aa run and acpx each start the real gemini (≈ 3–8 s a round).
   firstminute: { run: firstMinuteSuite, quickMs: 120_000, fullMs: 300_000 },
+  fleet: { run: fleetSuite, quickMs: 60_000, fullMs: 360_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 

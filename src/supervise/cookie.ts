@@ -4,7 +4,7 @@
 // ProcessTreeKiller does — whenever it detached, and even when its parent is long gone.
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
-import { readProc, type ProcInfo } from "./process-tree.js";
+import { readProc, thisTurn, type ProcInfo } from "./process-tree.js";
 
 export const AGENT_COOKIE_VAR = "A4AA_AGENT_COOKIE";
 
@@ -24,18 +24,36 @@ export function newCookie(): string {
 // One scan of /proc serves every stop ladder that asks within this long after it (500 sessions
 // closing at once read each environ once, not 500 times) — or within four times what the last
 // scan cost, when that is longer: with thousands of processes, scanning takes at most a fifth
-// of the time.
+// of the time — and for the rest of the loop's turn it was made in.
 const SCAN_TTL_MS = 50;
 let lastScan: { at: number; byCookie: Map<string, ProcInfo[]> } | null = null;
 let scanCostMs = 0;
+const scannedThisTurn = thisTurn();
 
 const NEEDLE = Buffer.from(`\0${AGENT_COOKIE_VAR}=`);
 
 /** Every live process of this user that carries a cookie, by cookie value. */
 function scan(): Map<string, ProcInfo[]> {
   const now = Date.now();
-  if (lastScan && now - lastScan.at < Math.max(SCAN_TTL_MS, 4 * scanCostMs)) return lastScan.byCookie;
+  if (lastScan && (scannedThisTurn.valid() || now - lastScan.at < Math.max(SCAN_TTL_MS, 4 * scanCostMs))) return lastScan.byCookie;
   const byCookie = new Map<string, ProcInfo[]>();
+  // Processes that vanish mid-scan throw: without a stack trace each (they are many, and dropped).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    scanInto(byCookie);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  // From the scan's end: with thousands of processes the scan itself takes longer than the TTL.
+  const end = Date.now();
+  scanCostMs = end - now;
+  lastScan = { at: end, byCookie };
+  scannedThisTurn.mark();
+  return byCookie;
+}
+
+function scanInto(byCookie: Map<string, ProcInfo[]>): void {
   for (const name of readdirSync("/proc")) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57 || Number(name) === process.pid) continue;
@@ -55,11 +73,6 @@ function scan(): Map<string, ProcInfo[]> {
     const value = env.toString("latin1", at + NEEDLE.length, end);
     byCookie.set(value, [...(byCookie.get(value) ?? []), info]);
   }
-  // From the scan's end: with thousands of processes the scan itself takes longer than the TTL.
-  const end = Date.now();
-  scanCostMs = end - now;
-  lastScan = { at: end, byCookie };
-  return byCookie;
 }
 
 /**

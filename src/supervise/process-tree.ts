@@ -16,32 +16,46 @@ const HAS_PROC = process.platform === "linux";
 
 export function readProc(pid: number): ProcInfo | null {
   if (!HAS_PROC) return null;
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
+  const stat = readOrNull(`/proc/${pid}/stat`);
+  if (stat === null) return null;
   // The command name may hold spaces and parentheses: fields start after the last ')'.
   const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return { pid, state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), start: Number(rest[19]) };
 }
 
+/**
+ * A /proc file's text, or null once the process is gone. The error of a vanished process is
+ * made without a stack trace: closing 500 sessions reads thousands of them, and capturing
+ * each stack cost more than the read.
+ */
+export function readOrNull(file: string): string | null {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
   let tasks: string[];
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
     return out;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
   for (const t of tasks) {
-    try {
-      const txt = readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").trim();
-      if (txt) for (const c of txt.split(" ")) out.push(Number(c));
-    } catch {
-      // The task ended meanwhile.
-    }
+    // null: the task ended meanwhile.
+    const txt = readOrNull(`/proc/${pid}/task/${t}/children`)?.trim();
+    if (txt) for (const c of txt.split(" ")) out.push(Number(c));
   }
   return out;
 }
@@ -72,16 +86,18 @@ export function stillRunning(info: ProcInfo): boolean {
 }
 
 // One pass over /proc, indexed by process group, shared by every caller until it is older
-// than four times what it cost: hundreds of stop ladders polling their groups at once then
-// spend at most a fifth of the time scanning, instead of one whole scan per ladder per poll
-// (which made closing N sessions cost N² reads). A stale entry is checked again with one
-// read of its own (stillRunning), and a group's leader is always read fresh.
+// than four times what it cost, and for the rest of the loop's turn it was made in:
+// hundreds of stop ladders polling their groups at once then spend at most a fifth of the
+// time scanning, instead of one whole scan per ladder per poll (which made closing N
+// sessions cost N² reads). A stale entry is checked again with one read of its own
+// (stillRunning), and a group's leader is always read fresh.
 let snap: { at: number; byPgid: Map<number, ProcInfo[]> } | null = null;
 let snapCostMs = 0;
+const snapThisTurn = thisTurn();
 
 function groupsSnapshot(): Map<number, ProcInfo[]> {
   const t0 = Date.now();
-  if (snap && t0 - snap.at <= 4 * snapCostMs) return snap.byPgid;
+  if (snap && (snapThisTurn.valid() || t0 - snap.at <= 4 * snapCostMs)) return snap.byPgid;
   const byPgid = new Map<number, ProcInfo[]>();
   for (const name of readdirSync("/proc")) {
     const c = name.charCodeAt(0);
@@ -95,7 +111,25 @@ function groupsSnapshot(): Map<number, ProcInfo[]> {
   const t1 = Date.now();
   snapCostMs = t1 - t0;
   snap = { at: t1, byPgid };
+  snapThisTurn.mark();
   return byPgid;
+}
+
+/**
+ * Whether something was made in the current turn of the event loop: until the loop moves on,
+ * no EOF, signal or exit the sidecar caused has been acted on (500 ladders starting in one
+ * turn need one look at /proc, not one per 50 ms of their own work).
+ */
+export function thisTurn(): { mark(): void; valid(): boolean } {
+  let valid = false;
+  return {
+    mark() {
+      if (valid) return;
+      valid = true;
+      setImmediate(() => (valid = false)).unref();
+    },
+    valid: () => valid,
+  };
 }
 
 /** Live (non-zombie) members of process group `pgid`. */

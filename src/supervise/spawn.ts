@@ -8,6 +8,7 @@ import { newCookie } from "./cookie.js";
 import { tapStarted } from "./taps.js";
 import { sidecarGuard } from "./guard.js";
 import { withRoom } from "./capacity.js";
+import { startSlot } from "./pacing.js";
 
 export interface ProcessCommand {
   program: string;
@@ -21,11 +22,15 @@ export interface ProcessCommand {
   bounded?: boolean;
 }
 
-/** Refuses while no guard runs; reserves room under the bound unless `bounded` is false. */
+/**
+ * Refuses while no guard runs; reserves room under the bound unless `bounded` is false; then
+ * waits for its turn to start (pacing.ts).
+ */
 function guarded<T>(cmd: ProcessCommand, start: () => Promise<T>): Promise<T> {
   const refused = sidecarGuard.armed();
   if (refused) return Promise.reject(refused);
-  return cmd.bounded === false ? start() : withRoom(start);
+  const paced = () => startSlot().then(start);
+  return cmd.bounded === false ? paced() : withRoom(paced);
 }
 
 export function startPipe(cmd: ProcessCommand): Promise<PipeProcess> {

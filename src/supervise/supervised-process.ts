@@ -237,18 +237,22 @@ export abstract class SupervisedProcess {
     const steps: string[] = [];
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
-    this.noteDescendants();
-    const stragglers: ProcInfo[] = [...this.known.values()].filter(stillRunning);
+    const lineage = this.running ? descendants(this.pid) : [];
+    for (const d of lineage) this.known.set(d.pid, d);
+    const fresh = new Set(lineage);
+    const stragglers: ProcInfo[] = [...this.known.values()].filter((p) => fresh.has(p) || stillRunning(p));
     // Every process of the tree the ladder saw alive, by pid and start time (for the counts).
     const seen = new Map<string, ProcInfo>();
     const see = (p: ProcInfo) => seen.set(`${p.pid}:${p.start}`, p);
     // Cheap enough for 500 ladders at once: lineage and the (shared) cookie scan, no walk of
     // all of /proc per group; members that are neither are counted if they outlast SIGTERM.
-    const look = (wholeGroup = false) => {
+    // `lineageNow`: descendants just read (the first look), not read again.
+    const look = (wholeGroup = false, lineageNow?: ProcInfo[]) => {
       // The cookie finds what left the group whenever it left; lineage finds what dropped the cookie.
-      const leader = hasExited(this.pid) ? null : readProc(this.pid);
+      const info = readProc(this.pid);
+      const leader = info && info.state !== "Z" && info.state !== "X" ? info : null;
       if (leader) see(leader);
-      const found = [...processesWithCookie(this.cookie), ...(leader ? descendants(this.pid) : [])];
+      const found = [...processesWithCookie(this.cookie), ...(leader ? (lineageNow ?? descendants(this.pid)) : [])];
       for (const d of found) {
         if (d.pid === this.pid) continue;
         see(d);
@@ -265,7 +269,7 @@ export abstract class SupervisedProcess {
     // The kernel's word, not the exit event's: under load Node may report an exit late.
     const leaderGone = () => !this.running || hasExited(this.pid);
     const gone = () => leaderGone() && treeSurvivors(this.pgid, stragglers).length === 0;
-    look();
+    look(false, lineage);
 
     steps.push("stdin");
     this.closeInput();
