@@ -14,6 +14,7 @@ import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
 import { otelSuite } from "./suites/otel.js";
 import { pingSuite } from "./suites/ping.js";
+import { sandboxSuite } from "./suites/sandbox.js";
 import { shareSuite } from "./suites/share.js";
 import { streamingSuite } from "./suites/streaming.js";
 
@@ -30,6 +31,7 @@ const SUITES = {
   share: { run: shareSuite, quickMs: 60_000, fullMs: 240_000 },
   otel: { run: otelSuite, quickMs: 60_000, fullMs: 180_000 },
   custody: { run: custodySuite, quickMs: 60_000, fullMs: 120_000 },
+  sandbox: { run: sandboxSuite, quickMs: 60_000, fullMs: 180_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;
 

@@ -25,6 +25,10 @@ import type { SessionTracer } from "../telemetry/tracing.js";
 import { custodyEnv } from "../custody/open.js";
 import { checkOpen, childEnv } from "./open-checks.js";
 import { CustodyProxy } from "../custody/proxy.js";
+import { SessionSandbox } from "../sandbox/session-sandbox.js";
+import { sandboxCapabilities } from "../sandbox/open.js";
+import { sandboxSupport } from "../sandbox/support.js";
+import type { Endpoint } from "../sandbox/relay.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -56,6 +60,11 @@ export interface SessionManagerOptions {
   tracer?: SessionTracer;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
+  /**
+   * R-SANDBOX-1 `--sandbox-model-endpoint`: the one loopback address a sandbox with network
+   * "model" reaches when the session has no custody proxy.
+   */
+  sandboxModelEndpoint?: Endpoint;
 }
 
 export class SessionManager implements SessionService {
@@ -72,6 +81,8 @@ export class SessionManager implements SessionService {
   readonly facts: Facts;
   /** R-CUSTODY-1: the egress proxy, started by the first custody open. */
   private custody: Promise<CustodyProxy> | undefined;
+  /** R-SANDBOX-1: the sandboxed sessions' private folders and model routes. */
+  private readonly sandboxes = new Map<string, SessionSandbox>();
 
   constructor(private readonly o: SessionManagerOptions) {
     this.facts = o.facts ?? new Facts();
@@ -138,12 +149,14 @@ export class SessionManager implements SessionService {
     return (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv }));
   }
 
-  /** A session is gone (closed, or its open failed): its views, transcript and custody token go too. */
+  /** A session is gone (closed, or its open failed): its views, transcript, custody token and sandbox go too. */
   private forget(id: string): void {
     this.sessions.delete(id);
     this.views.remove(id);
     this.o.recording?.close(id);
     void this.custody?.then((p) => p.release(id));
+    void this.sandboxes.get(id)?.dispose();
+    this.sandboxes.delete(id);
   }
 
 
@@ -175,17 +188,30 @@ export class SessionManager implements SessionService {
       );
     }
     const started = performance.now();
-    const { spec, shown, cwd, env, custody, driver, permission, options } = await checkOpen(params, {
+    // capabilities.sandbox: what this machine can give (probed once, meanwhile).
+    const support = sandboxSupport();
+    const { spec, shown, cwd, env, custody, sandbox: boxed, driver, permission, options } = await checkOpen(params, {
       hostEnv: this.o.hostEnv,
       trustHostEnv: this.o.trustHostEnv,
       catalog: () => this.catalog(),
       drivers: this.o.drivers,
+      modelEndpoint: this.o.sandboxModelEndpoint,
     });
 
     const id = `${this.idPrefix}-${++this.counter}`;
-    if (custody) {
-      const proxy = await (this.custody ??= CustodyProxy.start(this.o.logger));
-      const token = proxy.register({ sessionId: id, ...custody });
+    const proxy = custody ? await (this.custody ??= CustodyProxy.start(this.o.logger)) : undefined;
+    let sandbox: SessionSandbox | undefined;
+    if (boxed) {
+      // network "model": the custody proxy when the session has one, else the sidecar's endpoint.
+      const { hostname, port } = proxy ? new URL(proxy.url) : { hostname: "", port: "" };
+      const modelEndpoint = proxy ? { host: hostname, port: Number(port) } : this.o.sandboxModelEndpoint;
+      sandbox = await SessionSandbox.create({ ...boxed, cwd, env, modelEndpoint }).catch((e: Error) => {
+        throw errors.sandboxUnavailable("open", `options.sandbox: the session's sandbox could not be prepared: ${e.message}; nothing was started`);
+      });
+      this.sandboxes.set(id, sandbox);
+    }
+    if (proxy) {
+      const token = proxy.register({ sessionId: id, ...custody! });
       custodyEnv(this.catalog().find(params.agent!.id)!, env, `${proxy.url}/s/${token}`);
     }
     const transcript = this.o.recording?.open(id, spec, options);
@@ -217,13 +243,14 @@ export class SessionManager implements SessionService {
         resume: params.resume,
         ...this.processSettings(spec),
         pool: this.pool,
+        ...(sandbox ? { sandbox } : {}),
       });
       this.facts.duration("open", (performance.now() - started) / 1000);
       openSpan?.end({ shared: lane.shared });
       return {
         sessionId: id,
         nativeSessionId: lane.nativeSessionId,
-        capabilities: lane.capabilities,
+        capabilities: { ...lane.capabilities, sandbox: sandboxCapabilities(await support, boxed) },
         agentInfo: lane.agentInfo,
         sessionState: lane.sessionState,
         ...(lane.shared ? { shared: true } : {}),
