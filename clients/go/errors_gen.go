@@ -63,6 +63,7 @@ var ErrorCodes = map[ErrorCode]ErrorCodeInfo{
 	ErrorCodeQuotaExhausted:      {RPCCode: -32000, Message: "Quota exhausted", Retryable: false, EndsSession: false},
 	ErrorCodeOverloaded:          {RPCCode: -32000, Message: "Overloaded", Retryable: true, EndsSession: false},
 	ErrorCodeBudgetExceeded:      {RPCCode: -32000, Message: "Budget exceeded", Retryable: false, EndsSession: false},
+	ErrorCodeSandboxUnavailable:  {RPCCode: -32000, Message: "Sandbox unavailable", Retryable: false, EndsSession: false},
 }
 
 // NewInvalidParamsError makes the `invalid_params`: JSON-RPC -32602 "Invalid params".
@@ -227,4 +228,10 @@ func NewOverloadedError(stage ErrorStage, detail string) *Error {
 // NewBudgetExceededError makes the `budget_exceeded`: JSON-RPC -32000 "Budget exceeded".
 func NewBudgetExceededError(stage ErrorStage, detail string) *Error {
 	return newError(ErrorCodeBudgetExceeded, stage, detail)
+}
+
+// NewSandboxUnavailableError makes the `sandbox_unavailable`: JSON-RPC -32000 "Sandbox
+// unavailable".
+func NewSandboxUnavailableError(stage ErrorStage, detail string) *Error {
+	return newError(ErrorCodeSandboxUnavailable, stage, detail)
 }

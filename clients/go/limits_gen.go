@@ -129,6 +129,12 @@ const MinLengthSessionOptionsModel = 1
 // MinLengthSessionOptionsMode is the minLength of SessionOptions.mode.
 const MinLengthSessionOptionsMode = 1
 
+// DefaultSandboxOptionsFilesystem is the default of SandboxOptions.filesystem.
+const DefaultSandboxOptionsFilesystem = "cwd"
+
+// DefaultSandboxOptionsNetwork is the default of SandboxOptions.network.
+const DefaultSandboxOptionsNetwork = "model"
+
 // MinLengthMcpStdioServerCommand is the minLength of McpStdioServer.command.
 const MinLengthMcpStdioServerCommand = 1
 

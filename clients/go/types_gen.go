@@ -4166,6 +4166,154 @@ func (v *SessionOptionsCustody) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// SandboxOptionsFilesystem: `cwd` (default): the host's system folders read-only, the programs the
+// command names read-only, the session's cwd writable, a private home (the catalog entry's
+// `sandboxHome` files copied in) and a private temp folder; nothing else of the host is there.
+// `host`: the host's files as they are.
+type SandboxOptionsFilesystem string
+
+const SandboxOptionsFilesystemCwd SandboxOptionsFilesystem = "cwd"
+const SandboxOptionsFilesystemHost SandboxOptionsFilesystem = "host"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SandboxOptionsFilesystem) Valid() bool {
+	switch v {
+	case SandboxOptionsFilesystemCwd, SandboxOptionsFilesystemHost:
+		return true
+	}
+	return false
+}
+
+func decodeSandboxOptionsFilesystem(raw json.RawMessage) (SandboxOptionsFilesystem, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SandboxOptionsFilesystem(s).Valid() {
+		return "", enumError("SandboxOptionsFilesystem", s)
+	}
+	return SandboxOptionsFilesystem(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SandboxOptionsFilesystem) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxOptionsFilesystem(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// SandboxOptionsNetwork: `model` (default): the only reachable address is the model endpoint — the
+// custody proxy when the session has `custody: "proxy"`, else the sidecar's
+// `--sandbox-model-endpoint`; with neither the open fails `sandbox_unavailable`. `none`: no
+// network at all (loopback only, empty). `host`: the host's network.
+type SandboxOptionsNetwork string
+
+const SandboxOptionsNetworkModel SandboxOptionsNetwork = "model"
+const SandboxOptionsNetworkNone SandboxOptionsNetwork = "none"
+const SandboxOptionsNetworkHost SandboxOptionsNetwork = "host"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SandboxOptionsNetwork) Valid() bool {
+	switch v {
+	case SandboxOptionsNetworkModel, SandboxOptionsNetworkNone, SandboxOptionsNetworkHost:
+		return true
+	}
+	return false
+}
+
+func decodeSandboxOptionsNetwork(raw json.RawMessage) (SandboxOptionsNetwork, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SandboxOptionsNetwork(s).Valid() {
+		return "", enumError("SandboxOptionsNetwork", s)
+	}
+	return SandboxOptionsNetwork(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SandboxOptionsNetwork) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxOptionsNetwork(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// SandboxOptions: (1.3, R-SANDBOX-1) Run the agent, its terminals and the MCP servers it starts in
+// an isolation this machine provides (Linux: bubblewrap with namespaces); `capabilities.sandbox`
+// says what holds. Isolation the machine cannot give fails `sandbox_unavailable` before anything
+// is spawned, never a session that silently runs unconfined. Every sandboxed process sees only its
+// own process namespace (no other process, the sidecar included) and ends with the sidecar. A
+// sandboxed session runs on its own agent process, never a shared one (`share` is ignored).
+type SandboxOptions struct {
+	// `cwd` (default): the host's system folders read-only, the programs the command names read-only,
+	// the session's cwd writable, a private home (the catalog entry's `sandboxHome` files copied in)
+	// and a private temp folder; nothing else of the host is there. `host`: the host's files as they
+	// are.
+	Filesystem *SandboxOptionsFilesystem `json:"filesystem,omitempty"`
+
+	// `model` (default): the only reachable address is the model endpoint — the custody proxy when the
+	// session has `custody: "proxy"`, else the sidecar's `--sandbox-model-endpoint`; with neither the
+	// open fails `sandbox_unavailable`. `none`: no network at all (loopback only, empty). `host`: the
+	// host's network.
+	Network *SandboxOptionsNetwork `json:"network,omitempty"`
+}
+
+func decodeSandboxOptions(raw json.RawMessage) (SandboxOptions, error) {
+	m, err := objectOf(raw, "SandboxOptions")
+	if err != nil {
+		return SandboxOptions{}, err
+	}
+	return decodeSandboxOptionsFields(m)
+}
+
+func decodeSandboxOptionsFields(m map[string]json.RawMessage) (SandboxOptions, error) {
+	var v SandboxOptions
+	var err error
+	if raw, ok := m["filesystem"]; ok {
+		if v.Filesystem, err = ptrOf(decodeSandboxOptionsFilesystem)(raw); err != nil {
+			return v, fieldError("SandboxOptions", "filesystem", err)
+		}
+	}
+	if raw, ok := m["network"]; ok {
+		if v.Network, err = ptrOf(decodeSandboxOptionsNetwork)(raw); err != nil {
+			return v, fieldError("SandboxOptions", "network", err)
+		}
+	}
+	if err := rejectUnknown(m, "SandboxOptions", "filesystem", "network"); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
+// UnmarshalJSON decodes SandboxOptions strictly: required fields, types, consts and unknown fields are checked.
+func (v *SandboxOptions) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxOptions(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SandboxOptions) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	if v.Filesystem != nil {
+		w.field("filesystem", v.Filesystem)
+	}
+	if v.Network != nil {
+		w.field("network", v.Network)
+	}
+	return w.bytes()
+}
+
 // SessionOptions: Selectors for the session. A lane rejects a selector it cannot honour with
 // `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
 // offers.
@@ -4200,6 +4348,8 @@ type SessionOptions struct {
 	// whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned.
 	// Requests with a missing or another session's token are refused 403.
 	Custody *SessionOptionsCustody `json:"custody,omitempty"`
+
+	Sandbox *SandboxOptions `json:"sandbox,omitempty"`
 }
 
 func decodeSessionOptions(raw json.RawMessage) (SessionOptions, error) {
@@ -4248,7 +4398,12 @@ func decodeSessionOptionsFields(m map[string]json.RawMessage) (SessionOptions, e
 			return v, fieldError("SessionOptions", "custody", err)
 		}
 	}
-	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers", "budget", "custody"); err != nil {
+	if raw, ok := m["sandbox"]; ok {
+		if v.Sandbox, err = ptrOf(decodeSandboxOptions)(raw); err != nil {
+			return v, fieldError("SessionOptions", "sandbox", err)
+		}
+	}
+	if err := rejectUnknown(m, "SessionOptions", "model", "mode", "effort", "permission", "mcpServers", "budget", "custody", "sandbox"); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -4287,6 +4442,9 @@ func (v SessionOptions) MarshalJSON() ([]byte, error) {
 	}
 	if v.Custody != nil {
 		w.field("custody", v.Custody)
+	}
+	if v.Sandbox != nil {
+		w.field("sandbox", v.Sandbox)
 	}
 	return w.bytes()
 }
@@ -5395,6 +5553,165 @@ func (v McpCapabilities) MarshalJSON() ([]byte, error) {
 	return w.bytes()
 }
 
+// SandboxCapabilitiesFilesystem: What holds for this session's files: `host` when it is not
+// sandboxed.
+type SandboxCapabilitiesFilesystem string
+
+const SandboxCapabilitiesFilesystemCwd SandboxCapabilitiesFilesystem = "cwd"
+const SandboxCapabilitiesFilesystemHost SandboxCapabilitiesFilesystem = "host"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SandboxCapabilitiesFilesystem) Valid() bool {
+	switch v {
+	case SandboxCapabilitiesFilesystemCwd, SandboxCapabilitiesFilesystemHost:
+		return true
+	}
+	return false
+}
+
+func decodeSandboxCapabilitiesFilesystem(raw json.RawMessage) (SandboxCapabilitiesFilesystem, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SandboxCapabilitiesFilesystem(s).Valid() {
+		return "", enumError("SandboxCapabilitiesFilesystem", s)
+	}
+	return SandboxCapabilitiesFilesystem(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SandboxCapabilitiesFilesystem) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxCapabilitiesFilesystem(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// SandboxCapabilitiesNetwork: What holds for this session's network: `host` when it is not
+// sandboxed.
+type SandboxCapabilitiesNetwork string
+
+const SandboxCapabilitiesNetworkModel SandboxCapabilitiesNetwork = "model"
+const SandboxCapabilitiesNetworkNone SandboxCapabilitiesNetwork = "none"
+const SandboxCapabilitiesNetworkHost SandboxCapabilitiesNetwork = "host"
+
+// Valid reports whether v is one of the values the schema lists.
+func (v SandboxCapabilitiesNetwork) Valid() bool {
+	switch v {
+	case SandboxCapabilitiesNetworkModel, SandboxCapabilitiesNetworkNone, SandboxCapabilitiesNetworkHost:
+		return true
+	}
+	return false
+}
+
+func decodeSandboxCapabilitiesNetwork(raw json.RawMessage) (SandboxCapabilitiesNetwork, error) {
+	s, err := decString(raw)
+	if err != nil {
+		return "", err
+	}
+	if !SandboxCapabilitiesNetwork(s).Valid() {
+		return "", enumError("SandboxCapabilitiesNetwork", s)
+	}
+	return SandboxCapabilitiesNetwork(s), nil
+}
+
+// UnmarshalJSON accepts only the values the schema lists.
+func (v *SandboxCapabilitiesNetwork) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxCapabilitiesNetwork(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// SandboxCapabilities: (1.3, R-SANDBOX-1) What isolation this machine can give, and what holds for
+// this session. Sent by sidecars of 1.3 and later.
+type SandboxCapabilities struct {
+	// This machine can sandbox agents (bubblewrap found, and a test sandbox with new user, process,
+	// network and mount namespaces ran).
+	Available bool `json:"available"`
+
+	// What holds for this session's files: `host` when it is not sandboxed.
+	Filesystem SandboxCapabilitiesFilesystem `json:"filesystem"`
+
+	// What holds for this session's network: `host` when it is not sandboxed.
+	Network SandboxCapabilitiesNetwork `json:"network"`
+
+	// Why sandboxing is not available here, when it is not.
+	Detail *string `json:"detail,omitempty"`
+
+	// Fields this client does not know, kept as received and written back by MarshalJSON.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+func decodeSandboxCapabilities(raw json.RawMessage) (SandboxCapabilities, error) {
+	m, err := objectOf(raw, "SandboxCapabilities")
+	if err != nil {
+		return SandboxCapabilities{}, err
+	}
+	return decodeSandboxCapabilitiesFields(m)
+}
+
+func decodeSandboxCapabilitiesFields(m map[string]json.RawMessage) (SandboxCapabilities, error) {
+	var v SandboxCapabilities
+	var err error
+	if raw, ok := m["available"]; ok {
+		if v.Available, err = decBool(raw); err != nil {
+			return v, fieldError("SandboxCapabilities", "available", err)
+		}
+	} else {
+		return v, missingField("SandboxCapabilities", "available")
+	}
+	if raw, ok := m["filesystem"]; ok {
+		if v.Filesystem, err = decodeSandboxCapabilitiesFilesystem(raw); err != nil {
+			return v, fieldError("SandboxCapabilities", "filesystem", err)
+		}
+	} else {
+		return v, missingField("SandboxCapabilities", "filesystem")
+	}
+	if raw, ok := m["network"]; ok {
+		if v.Network, err = decodeSandboxCapabilitiesNetwork(raw); err != nil {
+			return v, fieldError("SandboxCapabilities", "network", err)
+		}
+	} else {
+		return v, missingField("SandboxCapabilities", "network")
+	}
+	if raw, ok := m["detail"]; ok {
+		if v.Detail, err = ptrOf(decString)(raw); err != nil {
+			return v, fieldError("SandboxCapabilities", "detail", err)
+		}
+	}
+	v.Extra = extraFields(m, "available", "filesystem", "network", "detail")
+	return v, nil
+}
+
+// UnmarshalJSON decodes SandboxCapabilities strictly: required fields, types, consts are checked.
+func (v *SandboxCapabilities) UnmarshalJSON(data []byte) error {
+	r, err := decodeSandboxCapabilities(data)
+	if err != nil {
+		return err
+	}
+	*v = r
+	return nil
+}
+
+// MarshalJSON writes the wire names; absent optional fields are left out.
+func (v SandboxCapabilities) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("available", v.Available)
+	w.field("filesystem", v.Filesystem)
+	w.field("network", v.Network)
+	if v.Detail != nil {
+		w.field("detail", v.Detail)
+	}
+	w.extra(v.Extra)
+	return w.bytes()
+}
+
 // Capabilities: What the session can do.
 type Capabilities struct {
 	Lane Lane `json:"lane"`
@@ -5416,6 +5733,8 @@ type Capabilities struct {
 	Content ContentCapabilities `json:"content"`
 
 	MCP McpCapabilities `json:"mcp"`
+
+	Sandbox *SandboxCapabilities `json:"sandbox,omitempty"`
 
 	// Fields this client does not know, kept as received and written back by MarshalJSON.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -5488,7 +5807,12 @@ func decodeCapabilitiesFields(m map[string]json.RawMessage) (Capabilities, error
 	} else {
 		return v, missingField("Capabilities", "mcp")
 	}
-	v.Extra = extraFields(m, "lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp")
+	if raw, ok := m["sandbox"]; ok {
+		if v.Sandbox, err = ptrOf(decodeSandboxCapabilities)(raw); err != nil {
+			return v, fieldError("Capabilities", "sandbox", err)
+		}
+	}
+	v.Extra = extraFields(m, "lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp", "sandbox")
 	return v, nil
 }
 
@@ -5513,6 +5837,9 @@ func (v Capabilities) MarshalJSON() ([]byte, error) {
 	w.field("selectors", v.Selectors)
 	w.field("content", v.Content)
 	w.field("mcp", v.MCP)
+	if v.Sandbox != nil {
+		w.field("sandbox", v.Sandbox)
+	}
 	w.extra(v.Extra)
 	return w.bytes()
 }
@@ -6722,11 +7049,12 @@ const ErrorCodeRateLimited ErrorCode = "rate_limited"
 const ErrorCodeQuotaExhausted ErrorCode = "quota_exhausted"
 const ErrorCodeOverloaded ErrorCode = "overloaded"
 const ErrorCodeBudgetExceeded ErrorCode = "budget_exceeded"
+const ErrorCodeSandboxUnavailable ErrorCode = "sandbox_unavailable"
 
 // Valid reports whether v is one of the values the schema lists.
 func (v ErrorCode) Valid() bool {
 	switch v {
-	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeHistoryTruncated, ErrorCodeOperationConflict, ErrorCodeDraining, ErrorCodeAtCapacity, ErrorCodeRateLimited, ErrorCodeQuotaExhausted, ErrorCodeOverloaded, ErrorCodeBudgetExceeded:
+	case ErrorCodeInvalidParams, ErrorCodeUnknownSession, ErrorCodeUnsupportedSelector, ErrorCodeEnvRefused, ErrorCodeSpawnFailed, ErrorCodeInitializeFailed, ErrorCodeAuthRequired, ErrorCodeTurnInProgress, ErrorCodeSessionClosing, ErrorCodeSessionClosed, ErrorCodeAgentExited, ErrorCodeAgentFailed, ErrorCodeAgentProtocolError, ErrorCodeOutputLimit, ErrorCodeCleanupFailed, ErrorCodePeerClosed, ErrorCodeFrameTooLarge, ErrorCodeParseError, ErrorCodeInvalidUtf8, ErrorCodeInvalidRequest, ErrorCodeMethodNotFound, ErrorCodeInternalError, ErrorCodeUnknownAgent, ErrorCodeUnsupportedContent, ErrorCodeHistoryTruncated, ErrorCodeOperationConflict, ErrorCodeDraining, ErrorCodeAtCapacity, ErrorCodeRateLimited, ErrorCodeQuotaExhausted, ErrorCodeOverloaded, ErrorCodeBudgetExceeded, ErrorCodeSandboxUnavailable:
 		return true
 	}
 	return false
@@ -8579,6 +8907,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodePrewarmResult(data)
 	case "SessionOptions":
 		return decodeSessionOptions(data)
+	case "SandboxOptions":
+		return decodeSandboxOptions(data)
 	case "McpServer":
 		return decodeMcpServer(data)
 	case "McpStdioServer":
@@ -8615,6 +8945,8 @@ func DecodeByTypeName(name string, data []byte) (any, error) {
 		return decodeOpenResult(data)
 	case "Capabilities":
 		return decodeCapabilities(data)
+	case "SandboxCapabilities":
+		return decodeSandboxCapabilities(data)
 	case "ContentCapabilities":
 		return decodeContentCapabilities(data)
 	case "McpCapabilities":

@@ -143,6 +143,10 @@ export interface CatalogAgent {
   root?: CatalogRootCaveat;
   modelApi?: CatalogModelApi;
   /**
+   * (1.3, R-SANDBOX-1) Files and folders of the agent's home (relative to HOME) copied into the private home of a sandboxed session (`options.sandbox.filesystem: "cwd"`) when they exist: the agent's own settings, never its credentials. The copies are the session's and go with it.
+   */
+  sandboxHome?: string[];
+  /**
    * Arguments that print its version (default `["--version"]`).
    */
   versionArgs?: string[];

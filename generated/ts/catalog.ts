@@ -45,6 +45,10 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @anthropic-ai/claude-code@2.1.197",
       "testedVersion": "2.1.197",
       "ci": true,
+      "sandboxHome": [
+        ".claude.json",
+        ".claude/settings.json"
+      ],
       "modelApi": {
         "baseUrlVariable": "ANTHROPIC_BASE_URL",
         "keyVariable": "ANTHROPIC_API_KEY",
@@ -111,6 +115,10 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @agentclientprotocol/claude-agent-acp@0.101.0",
       "testedVersion": "0.101.0",
       "ci": true,
+      "sandboxHome": [
+        ".claude.json",
+        ".claude/settings.json"
+      ],
       "modelApi": {
         "baseUrlVariable": "ANTHROPIC_BASE_URL",
         "keyVariable": "ANTHROPIC_API_KEY",
@@ -186,6 +194,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @openai/codex@0.171.0",
       "testedVersion": "0.171.0",
       "ci": true,
+      "sandboxHome": [
+        ".codex/config.toml"
+      ],
       "modelApi": {
         "baseUrlArgs": [
           "-c",
@@ -239,6 +250,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @agentclientprotocol/codex-acp@2.6.0",
       "testedVersion": "2.6.0",
       "ci": true,
+      "sandboxHome": [
+        ".codex/config.toml"
+      ],
       "modelApi": {
         "baseUrlSettings": {
           "MODEL_PROVIDER": "a4aa_custody",
@@ -298,6 +312,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @google/gemini-cli@0.61.0",
       "testedVersion": "0.61.0",
       "ci": true,
+      "sandboxHome": [
+        ".gemini/settings.json"
+      ],
       "modelApi": {
         "baseUrlVariable": "GOOGLE_GEMINI_BASE_URL",
         "keyVariable": "GEMINI_API_KEY",
@@ -366,6 +383,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g @qwen-code/qwen-code@0.15.10",
       "testedVersion": "0.15.10",
       "ci": true,
+      "sandboxHome": [
+        ".qwen/settings.json"
+      ],
       "modelApi": {
         "baseUrlVariable": "OPENAI_BASE_URL",
         "keyVariable": "OPENAI_API_KEY",
@@ -421,6 +441,9 @@ export const BUILTIN_CATALOG: AgentCatalog = {
       "install": "npm install -g opencode-ai@1.18.33",
       "testedVersion": "1.18.33",
       "ci": true,
+      "sandboxHome": [
+        ".config/opencode/opencode.json"
+      ],
       "credentials": [
         {
           "name": "ANTHROPIC_API_KEY",

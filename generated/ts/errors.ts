@@ -66,6 +66,7 @@ export const ERROR_CODES: { readonly [C in ErrorCode]: ErrorCodeInfo } = {
   quota_exhausted: { rpcCode: -32000, message: "Quota exhausted", retryable: false, endsSession: false },
   overloaded: { rpcCode: -32000, message: "Overloaded", retryable: true, endsSession: false },
   budget_exceeded: { rpcCode: -32000, message: "Budget exceeded", retryable: false, endsSession: false },
+  sandbox_unavailable: { rpcCode: -32000, message: "Sandbox unavailable", retryable: false, endsSession: false },
 };
 
 export interface ErrorOptions {
@@ -144,5 +145,7 @@ export function errorConstructors<E>(make: ErrorMaker<E>) {
     overloaded: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("overloaded", stage, detail, opts),
     /** `budget_exceeded`: JSON-RPC -32000 "Budget exceeded". */
     budgetExceeded: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("budget_exceeded", stage, detail, opts),
+    /** `sandbox_unavailable`: JSON-RPC -32000 "Sandbox unavailable". */
+    sandboxUnavailable: (stage: ErrorStage, detail?: string, opts?: ErrorOptions): E => make("sandbox_unavailable", stage, detail, opts),
   };
 }

@@ -30,6 +30,7 @@ export const DEFAULTS = {
   CliAgentSpec: { transport: "pipe", promptVia: "argument" },
   PtyOptions: { cols: 120, rows: 40, idleMs: 2000 },
   ShareOptions: { maxSessions: 8, idleMs: 30000 },
+  SandboxOptions: { filesystem: "cwd", network: "model" },
   OpenResult: { shared: false },
   ServeLimits: { maxAgentProcesses: 256, drainTimeoutMs: 30000, maxTerminalsPerSession: 16, terminalOutputBudgetBytes: 268435456 },
   AgentsPrewarmParams: { count: 1 },

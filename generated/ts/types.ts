@@ -201,7 +201,8 @@ export type ErrorCode =
   | "rate_limited"
   | "quota_exhausted"
   | "overloaded"
-  | "budget_exceeded";
+  | "budget_exceeded"
+  | "sandbox_unavailable";
 /**
  * Where it went wrong.
  */
@@ -248,6 +249,7 @@ export interface A4AaProtocolTypes {
   ShareOptions?: ShareOptions;
   PrewarmResult?: PrewarmResult;
   SessionOptions?: SessionOptions;
+  SandboxOptions?: SandboxOptions;
   McpServer?: McpServer;
   McpStdioServer?: McpStdioServer;
   McpHttpServer?: McpHttpServer;
@@ -266,6 +268,7 @@ export interface A4AaProtocolTypes {
   AgentCredential?: AgentCredential;
   OpenResult?: OpenResult;
   Capabilities?: Capabilities;
+  SandboxCapabilities?: SandboxCapabilities;
   ContentCapabilities?: ContentCapabilities;
   McpCapabilities?: McpCapabilities;
   SelectorCapabilities?: SelectorCapabilities;
@@ -731,6 +734,7 @@ export interface SessionOptions {
    * (1.3, R-CUSTODY-1) `proxy`: the agent never holds its model API key. It gets the base URL of a4aa's loopback egress proxy and a placeholder key, one of them carrying a per-session token (the URL's path, or the key when the agent takes its base URL on the command line, which every local user can read); the proxy adds the real key (from `agent.credentials` or the open's `env`) and forwards to the upstream (`agent.upstream`, else the base URL variable the host gave, else the catalog's). Other key variables of the entry never reach the agent. The proxy's requests and bytes are counted by agent (`/metrics`) and per turn (the turn's span). Only for `{agent}` opens whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned. Requests with a missing or another session's token are refused 403.
    */
   custody?: "proxy";
+  sandbox?: SandboxOptions;
 }
 /**
  * (1.2) An MCP server the agent starts as a child process and speaks to on its stdin/stdout. It gets exactly the `env` literals (names and values checked like `EnvSet`'s) and nothing of the sidecar's environment; agents that always add their own environment are noted in the README. Values are redacted from logs and transcripts.
@@ -783,6 +787,19 @@ export interface Budget {
    * Cost of the whole session, in US dollars, as the agent reports it.
    */
   maxCostUsd?: number;
+}
+/**
+ * (1.3, R-SANDBOX-1) Run the agent, its terminals and the MCP servers it starts in an isolation this machine provides (Linux: bubblewrap with namespaces); `capabilities.sandbox` says what holds. Isolation the machine cannot give fails `sandbox_unavailable` before anything is spawned, never a session that silently runs unconfined. Every sandboxed process sees only its own process namespace (no other process, the sidecar included) and ends with the sidecar. A sandboxed session runs on its own agent process, never a shared one (`share` is ignored).
+ */
+export interface SandboxOptions {
+  /**
+   * `cwd` (default): the host's system folders read-only, the programs the command names read-only, the session's cwd writable, a private home (the catalog entry's `sandboxHome` files copied in) and a private temp folder; nothing else of the host is there. `host`: the host's files as they are.
+   */
+  filesystem?: "cwd" | "host";
+  /**
+   * `model` (default): the only reachable address is the model endpoint — the custody proxy when the session has `custody: "proxy"`, else the sidecar's `--sandbox-model-endpoint`; with neither the open fails `sandbox_unavailable`. `none`: no network at all (loopback only, empty). `host`: the host's network.
+   */
+  network?: "model" | "none" | "host";
 }
 /**
  * (1.2) Text.
@@ -965,6 +982,7 @@ export interface Capabilities {
   selectors: SelectorCapabilities;
   content: ContentCapabilities;
   mcp: McpCapabilities;
+  sandbox?: SandboxCapabilities;
 }
 /**
  * Which session options the session honours.
@@ -989,6 +1007,27 @@ export interface ContentCapabilities {
 export interface McpCapabilities {
   stdio: boolean;
   http: boolean;
+}
+/**
+ * (1.3, R-SANDBOX-1) What isolation this machine can give, and what holds for this session. Sent by sidecars of 1.3 and later.
+ */
+export interface SandboxCapabilities {
+  /**
+   * This machine can sandbox agents (bubblewrap found, and a test sandbox with new user, process, network and mount namespaces ran).
+   */
+  available: boolean;
+  /**
+   * What holds for this session's files: `host` when it is not sandboxed.
+   */
+  filesystem: "cwd" | "host";
+  /**
+   * What holds for this session's network: `host` when it is not sandboxed.
+   */
+  network: "model" | "none" | "host";
+  /**
+   * Why sandboxing is not available here, when it is not.
+   */
+  detail?: string;
 }
 /**
  * The agent's name and version as it reported them.

@@ -28,7 +28,7 @@ export const SERVE_HELP = `Usage: a4aa serve [--trust-host-env] [--permission-ti
                   [--handshake-timeout MS] [--max-agent-processes N] [--max-sessions N]
                   [--max-terminals N] [--terminal-output-budget BYTES]
                   [--log-level LEVEL] [--registry FILE]... [--record DIR]
-                  [--otel-endpoint URL] [--otel-content]
+                  [--otel-endpoint URL] [--otel-content] [--sandbox-model-endpoint HOST:PORT]
                   [--listen ADDR]... [--stdio] [--auth-token-file FILE] [--allow-origin ORIGIN]...
                   [--tls-cert FILE --tls-key FILE] [--detach-ttl MS] [--max-outbound BYTES]
                   [--ping-interval MS] [--pong-timeout MS] [--metrics-public] [--drain-timeout MS]
@@ -71,6 +71,10 @@ Options:
                             and permission waits (GenAI conventions). Also from
                             OTEL_EXPORTER_OTLP_ENDPOINT / _TRACES_ENDPOINT / _HEADERS
   --otel-content            with export: put prompt and reply texts into spans (redacted)
+  --sandbox-model-endpoint HOST:PORT
+                            a loopback address (e.g. a local model gateway) that sessions
+                            opened with options.sandbox network "model" and no custody may
+                            reach, and nothing else (with custody: the custody proxy)
   --listen ADDR             also serve hosts on ws://HOST:PORT[/PATH], wss://HOST:PORT[/PATH]
                             or unix:PATH (repeatable); without --stdio, stdin is not read
   --stdio                   with --listen: serve stdin/stdout too (its EOF still ends all)

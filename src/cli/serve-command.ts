@@ -22,6 +22,7 @@ import { Facts } from "../telemetry/facts.js";
 import { agentProcessesInUse } from "../supervise/capacity.js";
 import { otlpConfig } from "../telemetry/otlp/config.js";
 import { scrubOwnEnviron } from "../env/own-environ.js";
+import { parseLoopbackEndpoint, type Endpoint } from "../sandbox/relay.js";
 
 export async function serveCommand(argv0: string[]): Promise<number> {
   const { files: registryFiles, rest: argv, missing } = takeRegistryFlags(argv0);
@@ -42,6 +43,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
       record: { value: true },
       "otel-endpoint": { value: true },
       "otel-content": {},
+      "sandbox-model-endpoint": { value: true },
       ...remoteFlagSpecs,
       help: {},
     },
@@ -98,6 +100,14 @@ export async function serveCommand(argv0: string[]): Promise<number> {
   // §15: --listen and its companions; a refused configuration is a UsageError (exit 2).
   const remote = await remoteListeners(flags, logger, ms, facts);
   const recording = flags.record === undefined ? undefined : openRecording(String(flags.record), logger);
+  let sandboxModelEndpoint: Endpoint | undefined;
+  if (flags["sandbox-model-endpoint"] !== undefined) {
+    try {
+      sandboxModelEndpoint = parseLoopbackEndpoint(String(flags["sandbox-model-endpoint"]));
+    } catch (e) {
+      throw new UsageError(`--sandbox-model-endpoint: ${(e as Error).message}`, "a4aa serve --help");
+    }
+  }
   // stdout carries protocol messages only: anything a dependency prints goes to stderr.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
   const version = packageVersion();
@@ -147,6 +157,7 @@ export async function serveCommand(argv0: string[]): Promise<number> {
         handshakeTimeoutMs,
         timings: cancelGraceMs ? { cancelGraceMs } : undefined,
         recording,
+        ...(sandboxModelEndpoint ? { sandboxModelEndpoint } : {}),
         ...(tracing ? { tracer: tracing.tracer } : {}),
       }),
   });

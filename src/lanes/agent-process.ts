@@ -231,6 +231,7 @@ export async function openAgentProcess<T extends Handshaking>(ctx: LaneContext, 
     cwd: ctx.cwd,
     env: ctx.env,
     name: `${spec.id} (${spec.lane})`,
+    wrapper: ctx.sandbox?.agent,
   });
   return handshaken(make(proc));
 }

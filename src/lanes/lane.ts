@@ -19,6 +19,7 @@ import type { Logger } from "../log.js";
 import type { PromptContent } from "./prompt-content.js";
 import type { FlowGate } from "../transport/flow-gate.js";
 import type { SharedPool } from "./shared-pool.js";
+import type { SpawnWrapper } from "../supervise/spawn.js";
 
 // The session counts what its close ended (R-SUP-6) without each lane passing it up.
 export { countCleanup } from "../supervise/cleanup-count.js";
@@ -85,6 +86,11 @@ export interface LaneContext<S extends AgentSpec = AgentSpec> {
   pool?: SharedPool;
   /** Traced opens (R-OTEL-1): a handshake request to the agent began; call the result when it is answered. */
   traceStep?(method: string): (failed: boolean) => void;
+  /**
+   * R-SANDBOX-1: every process of the session runs wrapped (src/sandbox): `agent` for what the
+   * host's spec starts, `terminal` for what the agent asks to run.
+   */
+  sandbox?: { agent: SpawnWrapper; terminal: SpawnWrapper };
 }
 
 /** What starting a shared process needs: the spec and environment, no session (agents/prewarm). */

@@ -24,7 +24,10 @@ import { Facts } from "../telemetry/facts.js";
 import type { SessionTracer } from "../telemetry/tracing.js";
 import { enterCustody } from "../custody/open.js";
 import { checkOpen, childEnv } from "./open-checks.js";
-import { custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
+import { custodyEndpoint, custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
+import { enterSandbox, releaseSandbox, sandboxCapabilities } from "../sandbox/open.js";
+import { sandboxSupport } from "../sandbox/support.js";
+import type { Endpoint } from "../sandbox/relay.js";
 
 export const DEFAULT_MAX_OUTPUT_BYTES: number = DEFAULTS.AgentSpecCommon.maxOutputBytes;
 
@@ -56,6 +59,11 @@ export interface SessionManagerOptions {
   tracer?: SessionTracer;
   /** Where lane drivers come from (tests inject fakes). */
   drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>;
+  /**
+   * R-SANDBOX-1 `--sandbox-model-endpoint`: the one loopback address a sandbox with network
+   * "model" reaches when the session has no custody proxy.
+   */
+  sandboxModelEndpoint?: Endpoint;
 }
 
 export class SessionManager implements SessionService {
@@ -139,12 +147,13 @@ export class SessionManager implements SessionService {
     return (this.o.catalog ??= new AgentCatalog({ hostEnv: this.o.hostEnv }));
   }
 
-  /** A session is gone (closed, or its open failed): its views, transcript and custody token go too. */
+  /** A session is gone (closed, or its open failed): its views, transcript, custody token and sandbox go too. */
   private forget(id: string): void {
     this.sessions.delete(id);
     this.views.remove(id);
     this.o.recording?.close(id);
     releaseCustody(id);
+    releaseSandbox(id);
   }
 
   /** What the agent process runs with besides its spec and env (part of a shared process's key). */
@@ -175,17 +184,22 @@ export class SessionManager implements SessionService {
       );
     }
     const started = performance.now();
-    const { spec: resolved, shown, cwd, env, custody, driver, permission, options } = await checkOpen(params, {
+    // capabilities.sandbox: what this machine can give (probed once, meanwhile).
+    const support = sandboxSupport();
+    const { spec: resolved, shown, cwd, env, custody, sandbox: boxed, driver, permission, options } = await checkOpen(params, {
       hostEnv: this.o.hostEnv,
       trustHostEnv: this.o.trustHostEnv,
       catalog: () => this.catalog(),
       drivers: this.o.drivers,
+      modelEndpoint: this.o.sandboxModelEndpoint,
     });
 
     const id = `${this.idPrefix}-${++this.counter}`;
     const custodied = custody && (await enterCustody(id, custody, { env, spec: resolved, logger: this.o.logger, agentTraffic: this.facts.custodyTraffic(resolved.id) }));
     this.usedCustody ||= !!custodied;
     const spec = custodied ? custodied.spec : resolved;
+    // R-SANDBOX-1 network "model": the custody proxy when the session has one, else --sandbox-model-endpoint.
+    const sandbox = boxed && (await enterSandbox(id, boxed, { cwd, env, modelEndpoint: custodied ? await custodyEndpoint() : this.o.sandboxModelEndpoint }));
     const transcript = this.o.recording?.open(id, spec, options);
     const host = new CountedAttachments(this.facts, { sessionId: id, gate: this.gate, onAttachedChange: (n) => this.views.attachedChanged(id, n) });
     const session = new Session({
@@ -217,13 +231,14 @@ export class SessionManager implements SessionService {
         ...this.processSettings(spec),
         pool: this.pool,
         ...(openSpan ? { traceStep: openSpan.step } : {}),
+        ...(sandbox ? { sandbox } : {}),
       });
       this.facts.duration("open", (performance.now() - started) / 1000);
       openSpan?.end({ shared: lane.shared });
       return {
         sessionId: id,
         nativeSessionId: lane.nativeSessionId,
-        capabilities: lane.capabilities,
+        capabilities: { ...lane.capabilities, sandbox: sandboxCapabilities(await support, boxed) },
         agentInfo: lane.agentInfo,
         sessionState: lane.sessionState,
         ...(lane.shared ? { shared: true } : {}),

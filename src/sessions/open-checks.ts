@@ -1,6 +1,7 @@
 // Everything session/open checks before an id exists or anything is spawned: the spec (its own
 // or the catalog's), the cwd, the environment boundary and the redactor's literals (§5,
-// R-REC-1), MCP servers (R-MCP-2), custody (R-CUSTODY-1), the lane's selectors and share.
+// R-REC-1), MCP servers (R-MCP-2), custody (R-CUSTODY-1), the sandbox (R-SANDBOX-1), the
+// lane's selectors and share.
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ParamsOf } from "../../generated/ts/methods.js";
@@ -15,6 +16,8 @@ import type { AnyLaneDriver, ResolvedOptions } from "../lanes/lane.js";
 import { checkMcpServers, mcpLiterals } from "../lanes/mcp-servers.js";
 import { laneDriver } from "../lanes/registry.js";
 import { trustWorkspaceForMcp } from "../lanes/gemini-trust.js";
+import { checkSandbox, sandboxAsked, type SandboxAsk } from "../sandbox/open.js";
+import type { Endpoint } from "../sandbox/relay.js";
 
 export interface EnvRules {
   hostEnv: Readonly<Record<string, string | undefined>>;
@@ -36,6 +39,8 @@ export interface CheckedOpen {
   cwd: string;
   env: Record<string, string>;
   custody?: CustodyPlan;
+  /** R-SANDBOX-1: what the session runs in, bubblewrap's path and the home files to copy in. */
+  sandbox?: SandboxAsk & { bwrap: string; homeFiles: string[] };
   driver: AnyLaneDriver;
   permission: PermissionPreset;
   options: ResolvedOptions;
@@ -43,9 +48,13 @@ export interface CheckedOpen {
 
 export async function checkOpen(
   params: ParamsOf<"session/open">,
-  deps: EnvRules & { catalog: () => AgentCatalog; drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver> },
+  deps: EnvRules & { catalog: () => AgentCatalog; drivers?: (lane: AgentSpec["lane"]) => Promise<AnyLaneDriver>; modelEndpoint?: Endpoint },
 ): Promise<CheckedOpen> {
-  const { spec, shown } = specForOpen(params, deps.catalog);
+  const opened = specForOpen(params, deps.catalog);
+  const ask = sandboxAsked(params.options?.sandbox);
+  // A sandboxed session runs its own agent process: a shared one serves other sessions' cwds.
+  const spec = ask ? unshared(opened.spec) : opened.spec;
+  const shown = ask && opened.shown ? unshared(opened.shown) : opened.shown;
   const cwd = path.resolve(params.cwd ?? spec.command.cwd ?? process.cwd());
   let isDir = false;
   try {
@@ -62,7 +71,10 @@ export async function checkOpen(
   checkMcpServers(params.options?.mcpServers);
   trustWorkspaceForMcp(spec, params.options?.mcpServers, env);
   // R-CUSTODY-1: refused before anything is spawned when it cannot be given.
-  const custody = params.options?.custody === "proxy" ? custodyPlan(params, params.agent ? deps.catalog().find(params.agent.id) : undefined, env) : undefined;
+  const entry = params.agent ? deps.catalog().find(params.agent.id) : undefined;
+  const custody = params.options?.custody === "proxy" ? custodyPlan(params, entry, env) : undefined;
+  // R-SANDBOX-1: refused before anything is spawned when the machine cannot give it.
+  const sandbox = ask && { ...ask, bwrap: await checkSandbox(ask, { custody: !!custody, modelEndpoint: deps.modelEndpoint }), homeFiles: entry?.agent.sandboxHome ?? [] };
 
   const driver = await (deps.drivers ?? laneDriver)(spec.lane);
   const permission: PermissionPreset = params.options?.permission ?? driver.defaultPermission(spec);
@@ -71,5 +83,11 @@ export async function checkOpen(
   if ((spec.lane === "acp" || spec.lane === "rpc") && spec.share && !driver.prewarm) {
     throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes; open without share`);
   }
-  return { spec, ...(shown ? { shown } : {}), cwd, env, ...(custody ? { custody } : {}), driver, permission, options };
+  return { spec, ...(shown ? { shown } : {}), cwd, env, ...(custody ? { custody } : {}), ...(sandbox ? { sandbox } : {}), driver, permission, options };
+}
+
+function unshared(spec: AgentSpec): AgentSpec {
+  if (!("share" in spec) || spec.share === undefined) return spec;
+  const { share: _share, ...rest } = spec;
+  return rest as AgentSpec;
 }

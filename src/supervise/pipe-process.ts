@@ -19,14 +19,16 @@ export interface PipeSpawnSpec {
   argv0?: string;
   /** A4AA_AGENT_COOKIE's value, added to `env` (see cookie.ts). */
   cookie: string;
+  /** The program is a sandbox's monitor (see SupervisedProcess). */
+  sandboxed?: boolean;
 }
 
 export class PipeProcess extends SupervisedProcess {
   readonly stdin: Writable;
   readonly stdout: Readable;
 
-  private constructor(pid: number, name: string, cookie: string, stdin: Writable, stdout: Readable) {
-    super(pid, name, cookie);
+  private constructor(pid: number, name: string, cookie: string, sandboxed: boolean, stdin: Writable, stdout: Readable) {
+    super(pid, name, cookie, sandboxed);
     this.stdin = stdin;
     this.stdout = stdout;
   }
@@ -48,7 +50,7 @@ export class PipeProcess extends SupervisedProcess {
       });
       let proc: PipeProcess | undefined;
       child.once("spawn", () => {
-        proc = new PipeProcess(child.pid!, spec.name, spec.cookie, child.stdin!, child.stdout!);
+        proc = new PipeProcess(child.pid!, spec.name, spec.cookie, spec.sandboxed === true, child.stdin!, child.stdout!);
         const p = proc;
         // EPIPE when the agent is gone is reported by its exit, not as a crash of ours.
         child.stdin!.on("error", () => {});

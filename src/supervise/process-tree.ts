@@ -159,14 +159,16 @@ function strayGroups(pgid: number, stragglers: ProcInfo[]): number[] {
 
 /**
  * Sends `signal` to the group, to the groups stragglers lead, and to each other straggler
- * that is still the same process.
+ * that is still the same process. `spare`: pids of the group that must not get it (a
+ * sandbox's monitors): the group's other members are then signalled one by one.
  */
-export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals): void {
-  for (const g of [pgid, ...strayGroups(pgid, stragglers)]) {
+export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals, spare?: ReadonlySet<number>): void {
+  const targets = spare?.size ? [...groupMembers(pgid).filter((p) => !spare.has(p)), ...strayGroups(pgid, stragglers).map((g) => -g)] : [pgid, ...strayGroups(pgid, stragglers)].map((g) => -g);
+  for (const t of targets) {
     try {
-      process.kill(-g, signal);
+      process.kill(t, signal);
     } catch {
-      // The group is gone (ESRCH) or not ours.
+      // The group (or the process) is gone (ESRCH) or not ours.
     }
   }
   for (const s of stragglers) {

@@ -16,6 +16,8 @@ export interface PtySpawnSpec {
   rows: number;
   /** A4AA_AGENT_COOKIE's value, added to `env` (see cookie.ts). */
   cookie: string;
+  /** The program is a sandbox's monitor (see SupervisedProcess). */
+  sandboxed?: boolean;
 }
 
 type NodePty = typeof import("node-pty");
@@ -51,8 +53,9 @@ export class PtyProcess extends SupervisedProcess {
     private readonly pty: IPty,
     name: string,
     cookie: string,
+    sandboxed: boolean,
   ) {
-    super(pty.pid, name, cookie);
+    super(pty.pid, name, cookie, sandboxed);
     pty.onData((d) => {
       this.handleStderr(d);
       for (const l of this.dataListeners) l(d);
@@ -74,7 +77,7 @@ export class PtyProcess extends SupervisedProcess {
         cwd: spec.cwd,
         env: { ...spec.env, [AGENT_COOKIE_VAR]: spec.cookie },
       });
-      return new PtyProcess(pty, spec.name, spec.cookie);
+      return new PtyProcess(pty, spec.name, spec.cookie, spec.sandboxed === true);
     } catch (e) {
       throw errors.spawnFailed(`cannot run ${spec.file} under a PTY: ${(e as Error).message}`);
     }

@@ -4,6 +4,13 @@
 // The tree is the group, the descendants seen leaving it, and every process carrying the
 // child's cookie (R-SUP-5); the ladder runs by itself as soon as the child exits (R-SUP-3),
 // and the sidecar's guard ends the tree if the sidecar dies first (R-SUP-4).
+//
+// A sandboxed child (R-SANDBOX-1) is bubblewrap: a monitor, and inside a new process
+// namespace its init, then the command. Both bubblewrap processes die on SIGTERM and take the
+// whole namespace with them (SIGKILL), so the ladder's SIGTERM goes to every other process of
+// the group and spares the two: the command gets its graceful exit as it would unsandboxed.
+// Bubblewrap reports a command killed by signal N as exit code 128+N: turned back here.
+import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { noteCleanup } from "./cleanup-count.js";
 import { processesWithCookie } from "./cookie.js";
@@ -86,6 +93,8 @@ export abstract class SupervisedProcess {
     readonly name: string,
     /** The value of A4AA_AGENT_COOKIE in the child's environment. */
     readonly cookie: string,
+    /** The child is a sandbox's monitor (bubblewrap) running the command inside. */
+    readonly sandboxed = false,
   ) {
     this.exited = new Promise((r) => (this.resolveExit = r));
     live.add(this);
@@ -135,6 +144,7 @@ export abstract class SupervisedProcess {
 
   protected handleExit(info: ExitInfo): void {
     if (this.exit) return;
+    if (this.sandboxed) info = unwrapExit(info);
     clearInterval(this.tracker);
     this.flushStderr();
     this.exit = info;
@@ -167,6 +177,11 @@ export abstract class SupervisedProcess {
 
   private emitStderr(line: string): void {
     for (const l of this.stderrListeners) l(line);
+  }
+
+  /** A sandbox's two bubblewrap processes: the child and its own child (the namespace's init). */
+  private monitors(): Set<number> {
+    return new Set([this.pid, ...descendants(this.pid).filter((d) => d.ppid === this.pid).map((d) => d.pid)]);
   }
 
   /** Closes the child's input (stdin EOF, or EOF on the PTY). */
@@ -278,7 +293,7 @@ export abstract class SupervisedProcess {
     look();
     if (!gone()) {
       steps.push("SIGTERM");
-      signalTree(this.pgid, stragglers, "SIGTERM");
+      signalTree(this.pgid, stragglers, "SIGTERM", this.sandboxed ? this.monitors() : undefined);
       await this.graceFrom(Date.now(), () => opts().termGraceMs, null, gone);
       look();
     }
@@ -308,4 +323,11 @@ export abstract class SupervisedProcess {
     const killed = [...killedKeys].filter((k) => !still.has(k)).length;
     return { clean: survivors.length === 0, survivors: [...new Set(survivors)], steps, exit: this.exit, ended, killed };
   }
+}
+
+/** Bubblewrap exits 128+N when its command was killed by signal N: the command's own exit. */
+export function unwrapExit(info: ExitInfo): ExitInfo {
+  if (info.code === null || info.code <= 128) return info;
+  const sig = (Object.entries(constants.signals) as [NodeJS.Signals, number][]).find(([, n]) => n === info.code! - 128)?.[0];
+  return sig ? { code: null, signal: sig } : info;
 }

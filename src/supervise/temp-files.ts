@@ -23,6 +23,15 @@ export function tempPrefix(base: string, kind: string): string {
   return path.join(base, `a4aa-${kind}-${OWNER}-`);
 }
 
+/** The temporary folder of this sidecar that `p` is in or is (named by `tempPrefix`), if any. */
+export function ownTempFolder(p: string): string | null {
+  for (let d = path.resolve(p); path.dirname(d) !== d; d = path.dirname(d)) {
+    const m = NAME.exec(path.basename(d));
+    if (m && `o${m[1]}x${m[2]}` === OWNER) return d;
+  }
+  return null;
+}
+
 /** From now until `releaseTemp`, the guard removes `p` if the sidecar dies. */
 export function registerTemp(p: string): void {
   sidecarGuard.watchPath(p);

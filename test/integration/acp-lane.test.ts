@@ -20,7 +20,11 @@ test("open answers the negotiation: capabilities, agentInfo, sessionState, nativ
   const r = await s.ok("session/open", { spec: fakeAgentSpec(marker) });
   assert.match(r.nativeSessionId, /^fake-/);
   assert.deepEqual(r.agentInfo, { name: "fake-agent", version: "0.0.1" });
-  assert.deepEqual(r.capabilities, { lane: "acp", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: true, effort: false, permission: true }, content: { image: true, resource: false, resourceLink: true }, mcp: { stdio: true, http: false } });
+  // R-SANDBOX-1: what this machine can give (bubblewrap or not), and that nothing holds here.
+  const { sandbox, ...caps } = r.capabilities;
+  assert.equal(typeof sandbox.available, "boolean");
+  assert.deepEqual([sandbox.filesystem, sandbox.network], ["host", "host"]);
+  assert.deepEqual(caps, { lane: "acp", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: true, effort: false, permission: true }, content: { image: true, resource: false, resourceLink: true }, mcp: { stdio: true, http: false } });
   assert.equal(r.sessionState.modes.currentModeId, "ask");
   assert.equal(r.sessionState.models.currentModelId, "m1");
   await finish(s, marker);

@@ -23,10 +23,12 @@ const ALLOWED: Record<string, string[]> = {
   lanes: ["supervise", "env", "transport", "errors", "log", "generated", "clients/ts/session-state"],
   // The agents catalog (1.2): agent id → AgentSpec, installed programs, --version probes.
   catalog: ["supervise", "env", "errors", "log", "generated", "version"],
-  sessions: ["telemetry", "custody", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
+  sessions: ["telemetry", "custody", "sandbox", "lanes", "catalog", "journal", "supervise", "env", "transport", "errors", "log", "generated"],
   // R-CUSTODY-1: the egress proxy and what an open under custody changes (catalog's modelApi);
   // it counts what it carries into the facts (telemetry).
   custody: ["catalog", "telemetry", "errors", "log", "generated"],
+  // R-SANDBOX-1: bubblewrap around a spawn (supervise's SpawnWrapper), the model route.
+  sandbox: ["supervise", "errors", "log", "generated"],
   // The recorder parses agent lines with the one depth-checked parser (transport).
   journal: ["supervise", "env", "transport", "errors", "log", "generated"],
   replay: ["journal", "errors", "log", "generated"],
@@ -50,7 +52,7 @@ const ALLOWED: Record<string, string[]> = {
   // the command line's own argument parser).
   "cli/run": ["clients", "generated", "cli/args"],
   // The rest of the command line is the top: it wires everything together.
-  cli: ["cli/run", "clients", "listen", "telemetry", "custody", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
+  cli: ["cli/run", "clients", "listen", "telemetry", "custody", "sandbox", "server", "sessions", "catalog", "journal", "replay", "lanes", "supervise", "env", "transport", "schema-diff", "openrpc", "examples", "errors", "log", "generated", "version"],
 };
 
 function tsFiles(dir: string): string[] {

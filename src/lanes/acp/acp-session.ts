@@ -77,7 +77,7 @@ export class AcpLaneSession implements LaneSession {
   ) {
     const cc = ctx.spec.clientCapabilities;
     this.fs = cc?.fs?.readTextFile || cc?.fs?.writeTextFile ? new ConfinedFs(ctx.cwd) : null;
-    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId) : null;
+    this.terminals = cc?.terminal ? new Terminals(ctx.cwd, ctx.env, ctx.logger, ctx.sessionId, ctx.sandbox?.terminal) : null;
     this.agent = channel({
       onRequest: (method, params) => this.onAgentRequest(method, params),
       onNotification: (method, params) => this.onAgentNotification(method, params),

@@ -1,11 +1,12 @@
 // ACP `terminal/*`: commands an agent asks the client to run. They run under the same
 // supervision (own process group, stop ladder) and environment as the agent itself, in
-// the session's cwd; output is capped, truncated from the start at a UTF-8 boundary.
+// the session's cwd (and in its sandbox, when it has one); output is capped, truncated from
+// the start at a UTF-8 boundary.
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { RpcErrorCode, isA4aaError } from "../../errors.js";
 import type { Logger } from "../../log.js";
-import { startPipe, type PipeProcess } from "../../supervise/spawn.js";
+import { startPipe, type PipeProcess, type SpawnWrapper } from "../../supervise/spawn.js";
 import { RpcHandlerError } from "../../transport/json-rpc.js";
 import { DEFAULTS } from "../../../generated/ts/limits.js";
 
@@ -132,6 +133,8 @@ export class Terminals {
     private readonly env: Record<string, string>,
     private readonly logger: Logger,
     private readonly sessionId: string,
+    /** R-SANDBOX-1: terminals run in the session's sandbox, as the agent does. */
+    private readonly wrapper?: SpawnWrapper,
     /** Most terminals held at once (created, not yet released). */
     private readonly max: number = maxTerminalsPerSession,
     private readonly budget: OutputBudget = terminalOutputBudget,
@@ -197,7 +200,7 @@ export class Terminals {
     this.starting++;
     let proc: PipeProcess;
     try {
-      proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}` });
+      proc = await startPipe({ program: p.command, args: p.args ?? [], cwd, env, name: `terminal ${id}`, wrapper: this.wrapper });
     } catch (e) {
       this.budget.give(limit);
       throw new RpcHandlerError(RpcErrorCode.InternalError, isA4aaError(e) ? (e.detail ?? e.message) : (e as Error).message);

@@ -103,6 +103,7 @@ export class StreamJsonSession implements LaneSession {
       cwd: ctx.cwd,
       env: { ...(flavor.env?.(ctx) ?? {}), ...ctx.env },
       name: spec.id,
+      wrapper: ctx.sandbox?.agent,
     });
     this.proc = proc;
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(args)}`, ctx.sessionId);

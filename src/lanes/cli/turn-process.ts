@@ -74,7 +74,7 @@ export class TurnProcess {
     const { ctx, parser } = this.s;
     const spec = ctx.spec;
     if (this.cancelled) return { stopReason: "cancelled" };
-    const proc = await startPipe({ program: spec.command.program, args: this.s.args, cwd: ctx.cwd, env: this.s.env, name: spec.id });
+    const proc = await startPipe({ program: spec.command.program, args: this.s.args, cwd: ctx.cwd, env: this.s.env, name: spec.id, wrapper: ctx.sandbox?.agent });
     this.proc = proc;
     ctx.logger.debug(`started ${spec.command.program} (pid ${proc.pid}) ${JSON.stringify(this.s.args)}`, ctx.sessionId);
     if (this.cancelled) this.deliverCancel(proc);

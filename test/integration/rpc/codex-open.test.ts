@@ -11,7 +11,11 @@ test("open: initialize with clientInfo, initialized, thread/start with the prese
   const { h, marker } = setup();
   const r = await h.ok("session/open", { spec: fakeSpec(marker, [], { clientName: "my-host" }) });
   assert.equal(r.nativeSessionId, "thr_fake_1");
-  assert.deepEqual(r.capabilities, { lane: "rpc", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: false, effort: true, permission: true }, content: { image: true, resource: true, resourceLink: true }, mcp: { stdio: true, http: true } });
+  // R-SANDBOX-1: what this machine can give (bubblewrap or not), and that nothing holds here.
+  const { sandbox, ...caps } = r.capabilities;
+  assert.equal(typeof sandbox.available, "boolean");
+  assert.deepEqual([sandbox.filesystem, sandbox.network], ["host", "host"]);
+  assert.deepEqual(caps, { lane: "rpc", resume: true, cancel: true, permissions: true, images: true, selectors: { model: true, mode: false, effort: true, permission: true }, content: { image: true, resource: true, resourceLink: true }, mcp: { stdio: true, http: true } });
   assert.equal(r.agentInfo, null);
   assert.equal(r.sessionState, null);
   const out = await h.ok("session/prompt", { sessionId: r.sessionId, text: "handshake" });

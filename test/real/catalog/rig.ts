@@ -27,7 +27,7 @@ export interface Rig {
   open(extra?: Record<string, unknown>): Promise<any>;
 }
 
-export async function catalogRig(agent: AgentName, id: string, script: Reply[], onPermission?: (p: any) => any): Promise<Rig> {
+export async function catalogRig(agent: AgentName, id: string, script: Reply[], onPermission?: (p: any) => any, serveArgs: (mock: ModelMock) => string[] = () => []): Promise<Rig> {
   const entry = BUILTIN_CATALOG.agents.find((a) => a.id === id);
   assert.ok(entry, `the catalog has ${id}`);
   const mock = await startMockFor(agent, script);
@@ -49,7 +49,7 @@ export async function catalogRig(agent: AgentName, id: string, script: Reply[], 
     rmSync(file);
   }
   const PATH = [AGENTS_BIN_DIR, path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"].join(path.delimiter);
-  const s = new TestSidecar({ env: { PATH, HOME: run.home, LANG: "C.UTF-8" }, onPermission, args: ["--cancel-grace", "5000"] });
+  const s = new TestSidecar({ env: { PATH, HOME: run.home, LANG: "C.UTF-8" }, onPermission, args: ["--cancel-grace", "5000", ...serveArgs(mock)] });
   return {
     s,
     mock,

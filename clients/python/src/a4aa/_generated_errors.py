@@ -61,6 +61,7 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "quota_exhausted": ErrorCodeInfo(-32000, "Quota exhausted", False, False),
     "overloaded": ErrorCodeInfo(-32000, "Overloaded", True, False),
     "budget_exceeded": ErrorCodeInfo(-32000, "Budget exceeded", False, False),
+    "sandbox_unavailable": ErrorCodeInfo(-32000, "Sandbox unavailable", False, False),
 }
 """Every error code of the schema (ErrorCode's x-error-codes)."""
 
@@ -228,3 +229,8 @@ def overloaded_error(stage: str, detail: Optional[str] = None, *, uncertain_effe
 def budget_exceeded_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
     """The `budget_exceeded`: JSON-RPC -32000 "Budget exceeded"."""
     return _make("budget_exceeded", stage, detail, uncertain_effect)
+
+
+def sandbox_unavailable_error(stage: str, detail: Optional[str] = None, *, uncertain_effect: bool = False) -> A4aaError:
+    """The `sandbox_unavailable`: JSON-RPC -32000 "Sandbox unavailable"."""
+    return _make("sandbox_unavailable", stage, detail, uncertain_effect)

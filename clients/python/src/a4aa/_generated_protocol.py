@@ -230,6 +230,32 @@ def _decode_SessionOptionsCustody(v: Any, path: str = "SessionOptionsCustody") -
     return cast(SessionOptionsCustody, _c.enum(v, path, _SessionOptionsCustody_VALUES))
 
 
+SandboxOptionsFilesystem = Literal["cwd", "host"]
+"""`cwd` (default): the host's system folders read-only, the programs the command names read-only,
+the session's cwd writable, a private home (the catalog entry's `sandboxHome` files copied in)
+and a private temp folder; nothing else of the host is there. `host`: the host's files as they
+are.
+"""
+_SandboxOptionsFilesystem_VALUES: FrozenSet[str] = frozenset(get_args(Literal["cwd", "host"]))
+
+
+def _decode_SandboxOptionsFilesystem(v: Any, path: str = "SandboxOptionsFilesystem") -> SandboxOptionsFilesystem:
+    return cast(SandboxOptionsFilesystem, _c.enum(v, path, _SandboxOptionsFilesystem_VALUES))
+
+
+SandboxOptionsNetwork = Literal["model", "none", "host"]
+"""`model` (default): the only reachable address is the model endpoint — the custody proxy when the
+session has `custody: "proxy"`, else the sidecar's `--sandbox-model-endpoint`; with neither the
+open fails `sandbox_unavailable`. `none`: no network at all (loopback only, empty). `host`: the
+host's network.
+"""
+_SandboxOptionsNetwork_VALUES: FrozenSet[str] = frozenset(get_args(Literal["model", "none", "host"]))
+
+
+def _decode_SandboxOptionsNetwork(v: Any, path: str = "SandboxOptionsNetwork") -> SandboxOptionsNetwork:
+    return cast(SandboxOptionsNetwork, _c.enum(v, path, _SandboxOptionsNetwork_VALUES))
+
+
 ImageContentMimeType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 _ImageContentMimeType_VALUES: FrozenSet[str] = frozenset(get_args(Literal["image/png", "image/jpeg", "image/gif", "image/webp"]))
 
@@ -245,6 +271,24 @@ _Lane_VALUES: FrozenSet[str] = frozenset(get_args(Literal["acp", "rpc", "cli"]))
 
 def _decode_Lane(v: Any, path: str = "Lane") -> Lane:
     return cast(Lane, _c.enum(v, path, _Lane_VALUES))
+
+
+SandboxCapabilitiesFilesystem = Literal["cwd", "host"]
+"""What holds for this session's files: `host` when it is not sandboxed."""
+_SandboxCapabilitiesFilesystem_VALUES: FrozenSet[str] = frozenset(get_args(Literal["cwd", "host"]))
+
+
+def _decode_SandboxCapabilitiesFilesystem(v: Any, path: str = "SandboxCapabilitiesFilesystem") -> SandboxCapabilitiesFilesystem:
+    return cast(SandboxCapabilitiesFilesystem, _c.enum(v, path, _SandboxCapabilitiesFilesystem_VALUES))
+
+
+SandboxCapabilitiesNetwork = Literal["model", "none", "host"]
+"""What holds for this session's network: `host` when it is not sandboxed."""
+_SandboxCapabilitiesNetwork_VALUES: FrozenSet[str] = frozenset(get_args(Literal["model", "none", "host"]))
+
+
+def _decode_SandboxCapabilitiesNetwork(v: Any, path: str = "SandboxCapabilitiesNetwork") -> SandboxCapabilitiesNetwork:
+    return cast(SandboxCapabilitiesNetwork, _c.enum(v, path, _SandboxCapabilitiesNetwork_VALUES))
 
 
 StopReason = Union[Literal["endTurn", "maxTokens", "maxTurnRequests", "refusal", "cancelled"], str]
@@ -267,14 +311,14 @@ def _decode_PermissionOptionKind(v: Any, path: str = "PermissionOptionKind") -> 
     return cast(PermissionOptionKind, _c.enum(v, path, _PermissionOptionKind_VALUES))
 
 
-ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded"], str]
+ErrorCode = Union[Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded", "sandbox_unavailable"], str]
 """What went wrong. JSON-RPC `code` is -32602 for `invalid_params`, -32001 for `unknown_session`,
 -32600 for `frame_too_large` and `invalid_request`, -32601 for `method_not_found`, -32603 for
 `internal_error` (a bug in the sidecar), -32700 for `parse_error` and `invalid_utf8`, -32000
 otherwise. A later minor version may add codes: hosts handle a code they do not know by its
 JSON-RPC `code` and its `retryable` and `uncertainEffect`.
 """
-_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded"]))
+_ErrorCode_VALUES: FrozenSet[str] = frozenset(get_args(Literal["invalid_params", "unknown_session", "unsupported_selector", "env_refused", "spawn_failed", "initialize_failed", "auth_required", "turn_in_progress", "session_closing", "session_closed", "agent_exited", "agent_failed", "agent_protocol_error", "output_limit", "cleanup_failed", "peer_closed", "frame_too_large", "parse_error", "invalid_utf8", "invalid_request", "method_not_found", "internal_error", "unknown_agent", "unsupported_content", "history_truncated", "operation_conflict", "draining", "at_capacity", "rate_limited", "quota_exhausted", "overloaded", "budget_exceeded", "sandbox_unavailable"]))
 
 
 def _decode_ErrorCode(v: Any, path: str = "ErrorCode") -> ErrorCode:
@@ -2099,6 +2143,54 @@ _Budget_FIELDS: FrozenSet[str] = frozenset({"maxTurnMs", "maxTokens", "maxCostUs
 
 
 @dataclass(kw_only=True)
+class SandboxOptions:
+    """(1.3, R-SANDBOX-1) Run the agent, its terminals and the MCP servers it starts in an isolation
+    this machine provides (Linux: bubblewrap with namespaces); `capabilities.sandbox` says what
+    holds. Isolation the machine cannot give fails `sandbox_unavailable` before anything is spawned,
+    never a session that silently runs unconfined. Every sandboxed process sees only its own process
+    namespace (no other process, the sidecar included) and ends with the sidecar. A sandboxed
+    session runs on its own agent process, never a shared one (`share` is ignored).
+    """
+    filesystem: Optional[SandboxOptionsFilesystem] = None
+    """`cwd` (default): the host's system folders read-only, the programs the command names read-only,
+    the session's cwd writable, a private home (the catalog entry's `sandboxHome` files copied in)
+    and a private temp folder; nothing else of the host is there. `host`: the host's files as they
+    are.
+    """
+    network: Optional[SandboxOptionsNetwork] = None
+    """`model` (default): the only reachable address is the model endpoint — the custody proxy when the
+    session has `custody: "proxy"`, else the sidecar's `--sandbox-model-endpoint`; with neither the
+    open fails `sandbox_unavailable`. `none`: no network at all (loopback only, empty). `host`: the
+    host's network.
+    """
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        if self.filesystem is not None:
+            out["filesystem"] = _c.encode(self.filesystem)
+        if self.network is not None:
+            out["network"] = _c.encode(self.network)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SandboxOptions") -> SandboxOptions:
+        """Decodes and checks one SandboxOptions; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SandboxOptions:
+        _c.reject_unknown(d, _SandboxOptions_FIELDS, path)
+        return cls(
+            filesystem=_c.optional(d, "filesystem", path, _decode_SandboxOptionsFilesystem, None),
+            network=_c.optional(d, "network", path, _decode_SandboxOptionsNetwork, None),
+        )
+
+
+_SandboxOptions_FIELDS: FrozenSet[str] = frozenset({"filesystem", "network"})
+
+
+@dataclass(kw_only=True)
 class SessionOptions:
     """Selectors for the session. A lane rejects a selector it cannot honour with
     `unsupported_selector` before anything is spawned; ACP values are checked against what the agent
@@ -2130,6 +2222,7 @@ class SessionOptions:
     whose catalog entry has `modelApi`; otherwise `unsupported_selector` before anything is spawned.
     Requests with a missing or another session's token are refused 403.
     """
+    sandbox: Optional[SandboxOptions] = None
 
     def to_json(self) -> Dict[str, Any]:
         """The wire form: camelCase names, fixed fields included, absent fields left out."""
@@ -2148,6 +2241,8 @@ class SessionOptions:
             out["budget"] = _c.encode(self.budget)
         if self.custody is not None:
             out["custody"] = _c.encode(self.custody)
+        if self.sandbox is not None:
+            out["sandbox"] = _c.encode(self.sandbox)
         return out
 
     @classmethod
@@ -2166,10 +2261,11 @@ class SessionOptions:
             mcp_servers=_c.optional(d, "mcpServers", path, _c.array_of(_decode_McpServer), None),
             budget=_c.optional(d, "budget", path, Budget.from_json, None),
             custody=_c.optional(d, "custody", path, _decode_SessionOptionsCustody, None),
+            sandbox=_c.optional(d, "sandbox", path, SandboxOptions.from_json, None),
         )
 
 
-_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers", "budget", "custody"})
+_SessionOptions_FIELDS: FrozenSet[str] = frozenset({"model", "mode", "effort", "permission", "mcpServers", "budget", "custody", "sandbox"})
 
 
 @dataclass(kw_only=True)
@@ -2707,6 +2803,55 @@ _McpCapabilities_FIELDS: FrozenSet[str] = frozenset({"stdio", "http"})
 
 
 @dataclass(kw_only=True)
+class SandboxCapabilities:
+    """(1.3, R-SANDBOX-1) What isolation this machine can give, and what holds for this session. Sent
+    by sidecars of 1.3 and later.
+    """
+    available: bool
+    """This machine can sandbox agents (bubblewrap found, and a test sandbox with new user, process,
+    network and mount namespaces ran).
+    """
+    filesystem: SandboxCapabilitiesFilesystem
+    """What holds for this session's files: `host` when it is not sandboxed."""
+    network: SandboxCapabilitiesNetwork
+    """What holds for this session's network: `host` when it is not sandboxed."""
+    detail: Optional[str] = None
+    """Why sandboxing is not available here, when it is not."""
+    extra: Dict[str, Any] = field(default_factory=dict, repr=False)
+    """Fields this client does not know, kept as received and written back by to_json."""
+
+    def to_json(self) -> Dict[str, Any]:
+        """The wire form: camelCase names, fixed fields included, absent fields left out."""
+        out: Dict[str, Any] = {}
+        out["available"] = _c.encode(self.available)
+        out["filesystem"] = _c.encode(self.filesystem)
+        out["network"] = _c.encode(self.network)
+        if self.detail is not None:
+            out["detail"] = _c.encode(self.detail)
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, path: str = "SandboxCapabilities") -> SandboxCapabilities:
+        """Decodes and checks one SandboxCapabilities; raises DecodeError naming the bad field."""
+        return cls._from_obj(_c.obj(data, path), path)
+
+    @classmethod
+    def _from_obj(cls, d: Dict[str, Any], path: str) -> SandboxCapabilities:
+        return cls(
+            available=_c.required(d, "available", path, _c.BOOLEAN),
+            filesystem=_c.required(d, "filesystem", path, _decode_SandboxCapabilitiesFilesystem),
+            network=_c.required(d, "network", path, _decode_SandboxCapabilitiesNetwork),
+            detail=_c.optional(d, "detail", path, _c.STRING, None),
+            extra=_c.extra(d, _SandboxCapabilities_FIELDS),
+        )
+
+
+_SandboxCapabilities_FIELDS: FrozenSet[str] = frozenset({"available", "filesystem", "network", "detail"})
+
+
+@dataclass(kw_only=True)
 class Capabilities:
     """What the session can do."""
     lane: Lane
@@ -2721,6 +2866,7 @@ class Capabilities:
     selectors: SelectorCapabilities
     content: ContentCapabilities
     mcp: McpCapabilities
+    sandbox: Optional[SandboxCapabilities] = None
     extra: Dict[str, Any] = field(default_factory=dict, repr=False)
     """Fields this client does not know, kept as received and written back by to_json."""
 
@@ -2735,6 +2881,8 @@ class Capabilities:
         out["selectors"] = _c.encode(self.selectors)
         out["content"] = _c.encode(self.content)
         out["mcp"] = _c.encode(self.mcp)
+        if self.sandbox is not None:
+            out["sandbox"] = _c.encode(self.sandbox)
         for k, v in self.extra.items():
             out.setdefault(k, v)
         return out
@@ -2755,11 +2903,12 @@ class Capabilities:
             selectors=_c.required(d, "selectors", path, SelectorCapabilities.from_json),
             content=_c.required(d, "content", path, ContentCapabilities.from_json),
             mcp=_c.required(d, "mcp", path, McpCapabilities.from_json),
+            sandbox=_c.optional(d, "sandbox", path, SandboxCapabilities.from_json, None),
             extra=_c.extra(d, _Capabilities_FIELDS),
         )
 
 
-_Capabilities_FIELDS: FrozenSet[str] = frozenset({"lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp"})
+_Capabilities_FIELDS: FrozenSet[str] = frozenset({"lane", "resume", "cancel", "permissions", "images", "selectors", "content", "mcp", "sandbox"})
 
 
 @dataclass(kw_only=True)
@@ -4484,6 +4633,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "ShareOptions": ShareOptions.from_json,
     "PrewarmResult": PrewarmResult.from_json,
     "SessionOptions": SessionOptions.from_json,
+    "SandboxOptions": SandboxOptions.from_json,
     "McpServer": _decode_McpServer,
     "McpStdioServer": McpStdioServer.from_json,
     "McpHttpServer": McpHttpServer.from_json,
@@ -4502,6 +4652,7 @@ _DECODERS: Dict[str, Callable[[Any, str], Any]] = {
     "AgentCredential": AgentCredential.from_json,
     "OpenResult": OpenResult.from_json,
     "Capabilities": Capabilities.from_json,
+    "SandboxCapabilities": SandboxCapabilities.from_json,
     "ContentCapabilities": ContentCapabilities.from_json,
     "McpCapabilities": McpCapabilities.from_json,
     "SelectorCapabilities": SelectorCapabilities.from_json,
@@ -4663,6 +4814,9 @@ __all__ = [
     "decode_mcp_server",
     "Budget",
     "SessionOptionsCustody",
+    "SandboxOptionsFilesystem",
+    "SandboxOptionsNetwork",
+    "SandboxOptions",
     "SessionOptions",
     "TextContent",
     "ImageContentMimeType",
@@ -4680,6 +4834,9 @@ __all__ = [
     "SelectorCapabilities",
     "ContentCapabilities",
     "McpCapabilities",
+    "SandboxCapabilitiesFilesystem",
+    "SandboxCapabilitiesNetwork",
+    "SandboxCapabilities",
     "Capabilities",
     "AgentInfo",
     "SessionMode",

@@ -77,6 +77,7 @@ export class PtyGenericSession implements LaneSession {
       name: spec.id,
       cols: spec.pty?.cols ?? DEFAULT_COLS,
       rows: spec.pty?.rows ?? DEFAULT_ROWS,
+      wrapper: ctx.sandbox?.agent,
     });
     this.proc = proc;
     const idleMs = spec.pty?.idleMs ?? DEFAULT_IDLE_MS;
