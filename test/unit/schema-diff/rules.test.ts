@@ -359,10 +359,10 @@ const CASES: Case[] = [
   {
     name: "required field added, marked experimental",
     change: (d) => {
-      S(d).SessionOptions.properties.sandbox = { type: "string", "x-experimental": true };
-      S(d).SessionOptions.required = ["sandbox"];
+      S(d).SessionOptions.properties.quarantine = { type: "string", "x-experimental": true };
+      S(d).SessionOptions.required = ["quarantine"];
     },
-    expect: ["field-added-required @ SessionOptions.sandbox => compatible (experimental)"],
+    expect: ["field-added-required @ SessionOptions.quarantine => compatible (experimental)"],
   },
   {
     name: "stable element marked experimental",
