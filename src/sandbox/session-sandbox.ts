@@ -94,7 +94,9 @@ export class SessionSandbox implements SandboxWrappers {
         { from: net, at: netAt },
       ];
       const { host, port } = this.s.modelEndpoint!;
-      inner = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), path.posix.join(netAt, "model.sock"), ...inner];
+      // The forwarder starts in the background (stdout away from the command's), the command at once.
+      const forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), path.posix.join(netAt, "model.sock")];
+      inner = ["/bin/sh", "-c", '"$0" "$1" "$2" "$3" "$4" "$5" >/dev/null </dev/null & shift 5; exec "$@"', ...forwarder, ...inner];
     }
     return { file: this.s.bwrap, args: [...bwrapArgs(plan), "--", ...inner], env };
   }
