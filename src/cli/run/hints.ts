@@ -1,7 +1,7 @@
 // A failed call in words for a person, with the fix when a4aa knows one, keyed by the a4aa
 // error code (`error.data.code`) the sidecar sent.
 import { A4aaError, type AgentCredential } from "../../../clients/ts/index.js";
-import { UnknownAgentId } from "./session.js";
+import { UnknownAgentId, UnknownSession } from "./session.js";
 import type { ErrorCode } from "../../../generated/ts/types.js";
 
 // `unknown_agent` comes with the agents catalog (protocol 1.2).
@@ -48,10 +48,19 @@ function specCredentialHint(forHosts: string): string | undefined {
 
 export function describeError(err: unknown, credentials: readonly AgentCredential[] = []): ErrorWords {
   if (err instanceof UnknownAgentId) return { message: err.message, code: "unknown_agent", hint: HINTS.unknown_agent };
+  if (err instanceof UnknownSession) return { message: err.message, code: "unknown_session", hint: "give --session one of the ids above, or leave --session out to open a new session there" };
   const words = describeRaw(err);
   // The program was found and started, then ended before its handshake: installing it again is not the fix.
   if (words.code === "spawn_failed" && /(exited with code|was killed by) .*(before the handshake|during its handshake)/.test(words.message)) {
     words.hint = "the agent started but ended before its handshake: its own words are above (a missing login or setting, a flag its lane needs); check the --spec or run the agent once on its own";
+  }
+  // --connect: the sidecar refused the token, or is not there.
+  if (words.code === "peer_closed" && /HTTP 40[13]/.test(words.message)) {
+    words.hint = /HTTP 403/.test(words.message)
+      ? "the sidecar refused this connection's Origin: see its --allow-origin"
+      : "the sidecar refused the token: give the TOKEN of one NAME:TOKEN line of its --auth-token-file with --token-file FILE or A4AA_TOKEN";
+  } else if (words.code === "peer_closed" && /ECONNREFUSED|ENOTFOUND|EHOSTUNREACH|could not connect|timed out/i.test(words.message)) {
+    words.hint = "nothing answered at --connect's URL: is 'a4aa serve --listen URL' running there, and is the URL the one it printed?";
   }
   if (words.code === "auth_required") {
     // The sidecar's detail ends with a hint for hosts (spec fields); a person gets run's own.

@@ -7,11 +7,12 @@ import type { AgentSelection, AgentSpec, ContentBlock, Effort, Lane, PermissionP
 import { UsageError, flagValue, parseArgs } from "../args.js";
 import { AttachError, attachment, describeAttachment } from "./attachments.js";
 import { McpConfigError, readMcpConfig } from "./mcp-config.js";
+import type { SidecarPlace } from "./session.js";
 
 export const RUN_HELP = `Usage: a4aa run [--agent ID [--lane L] | --spec FILE|JSON] [--permission P] [--model M]
                 [--mode M] [--effort E] [--cwd DIR] [--resume ID] [--env NAME[=VALUE]]…
                 [--attach FILE]… [--mcp-config FILE|JSON]… [--budget LIMITS] [--record DIR] [--json] [--no-color]
-                [PROMPT…]
+                [--connect URL [--token-file FILE] [--session ID]] [PROMPT…]
 
 A terminal client for any agent a4aa drives, through a real 'a4aa serve'. With PROMPT (or a
 prompt piped on stdin) it runs one turn and exits; without one, on a terminal, it opens an
@@ -38,17 +39,38 @@ interactive session. Without --agent or --spec it runs the bundled example agent
                       a turn past one is cancelled (budget_exceeded); the usage line shows
                       what is spent
   --record DIR        write the session's transcript to DIR (secrets redacted) for 'a4aa replay'
+  --connect URL       use the sidecar at URL (ws:// or wss://, 'a4aa serve --listen') instead
+                      of starting one; the token from --token-file or A4AA_TOKEN. --cwd is
+                      then a folder on the sidecar's machine. A lost connection is
+                      reconnected and nothing of the session is missed
+  --token-file FILE   with --connect: a file holding the bearer token (the TOKEN part of
+                      one NAME:TOKEN line of the sidecar's --auth-token-file)
+  --session ID        with --connect: attach to that running session (the conversation so
+                      far is shown first) instead of opening one; leaving detaches and the
+                      session goes on. An unknown ID lists the sessions there
   --json              print the a4aa.v1 events as NDJSON on stdout, the outcome last
   --no-color          no colours (also: the NO_COLOR variable)
 
 In a session: Ctrl-C cancels the running turn, a second Ctrl-C or Ctrl-D at the prompt
-ends the session. Commands: /attach FILE, /mode [ID], /model [ID], /cancel, /exit, /help.
+ends the session. Commands: /attach FILE, /mode [ID], /model [ID], /cancel, /detach
+(--connect: leave the session running), /exit, /help.
 Without a terminal nobody can be asked: permission requests are refused unless
 --permission decides them.
 Exit status: 0 the turn ended normally, 130 cancelled, 1 an error (on stderr), 2 usage.
 `;
 
-/** How the session is opened: a spec, or (protocol 1.2) a catalog agent. */
+/** What /help says in an interactive session. */
+export const COMMANDS_HELP = [
+  "/attach FILE  send FILE (an image, or a text file's contents) with the next prompt",
+  "/mode [ID]    show the agent's modes, or switch to ID",
+  "/model [ID]   show the models, or use ID for the next turns",
+  "/cancel       cancel the running turn (type it while the turn runs; Ctrl-C does the same)",
+  "/exit         end the session (also Ctrl-D at the prompt; an attached one is left running)",
+  "/detach       with --connect: leave the session running and exit",
+  "/help         this list",
+  "Any other /command goes to the agent as a prompt.",
+].join("\n");
+
 /** What `session/open` is asked for: a spec, or a catalog agent by id. */
 export type AgentChoice = { spec: AgentSpec } | { agent: AgentSelection };
 
@@ -67,6 +89,10 @@ export interface RunOptions {
   record?: string;
   /** --attach: content sent with the first prompt, and how to name each to the person. */
   attachments: { block: ContentBlock; label: string }[];
+  /** --connect: the sidecar's URL and token, instead of a child sidecar. */
+  connect?: { url: string; token?: string };
+  /** --session: the running session to attach to (with --connect). */
+  session?: string;
 }
 
 const HELP_CMD = "a4aa run --help";
@@ -127,6 +153,9 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
       "mcp-config": { value: true, multiple: true },
       json: {},
       "no-color": {},
+      connect: { value: true },
+      "token-file": { value: true },
+      session: { value: true },
     },
     HELP_CMD,
   );
@@ -192,7 +221,15 @@ export function parseRunArgs(argv: string[]): RunOptions | "help" {
       throw e;
     }
   });
+  const remote = connectOptions(flags);
+  if (remote.session && (agent !== undefined || specText !== undefined || flagValue(flags, "resume") !== undefined || Object.keys(options).length || Object.keys(env).length)) {
+    throw new UsageError("--session attaches to a session that is already open: --agent, --spec, --resume, --env and the session options go with opening one", HELP_CMD);
+  }
+  if (remote.connect && flagValue(flags, "record") !== undefined) {
+    throw new UsageError("--record is for the sidecar a4aa run starts; the sidecar at --connect records with its own 'a4aa serve --record DIR'", HELP_CMD);
+  }
   return {
+    ...remote,
     target,
     label,
     cwd,
@@ -226,7 +263,37 @@ export function parseBudget(text: string): NonNullable<SessionOptions["budget"]>
   return out;
 }
 
-/** `--record DIR`: the sidecar run starts writes the transcript (it makes DIR, mode 0700). */
-export function recordArgs(o: RunOptions): string[] {
-  return o.record ? ["--record", o.record] : [];
+/** Where the sidecar is: --connect's, or a child started with `--record DIR` when asked. */
+export function sidecarPlace(o: RunOptions): SidecarPlace {
+  return o.connect ? { connect: o.connect } : { serveArgs: o.record ? ["--record", o.record] : [] };
+}
+
+/** `--connect URL [--token-file FILE] [--session ID]`, checked. */
+function connectOptions(flags: Record<string, string | true | string[]>): Pick<RunOptions, "connect" | "session"> {
+  const url = flagValue(flags, "connect");
+  const tokenFile = flagValue(flags, "token-file");
+  const session = flagValue(flags, "session");
+  if (url === undefined) {
+    if (tokenFile !== undefined || session !== undefined) throw new UsageError(`--${tokenFile !== undefined ? "token-file" : "session"} goes with --connect URL`, HELP_CMD);
+    return {};
+  }
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new UsageError(`--connect wants a ws:// or wss:// URL (as 'a4aa serve --listen' prints it), not ${JSON.stringify(url)}`, HELP_CMD);
+  }
+  if (u.protocol !== "ws:" && u.protocol !== "wss:") throw new UsageError(`--connect wants a ws:// or wss:// URL, not ${u.protocol}// (a unix socket speaks NDJSON: use a host client)`, HELP_CMD);
+  let token = process.env.A4AA_TOKEN || undefined;
+  if (tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(tokenFile, "utf8");
+    } catch (e) {
+      throw new UsageError(`--token-file ${JSON.stringify(tokenFile)}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, HELP_CMD);
+    }
+    token = text.split("\n").map((l) => l.trim()).find((l) => l && !l.startsWith("#"));
+    if (!token) throw new UsageError(`--token-file ${JSON.stringify(tokenFile)} holds no token (one line: the token alone)`, HELP_CMD);
+  }
+  return { connect: { url, ...(token ? { token } : {}) }, ...(session !== undefined ? { session } : {}) };
 }

@@ -5,7 +5,7 @@ import { UsageError } from "../args.js";
 import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
-import { RUN_HELP, parseRunArgs, recordArgs, type RunOptions } from "./options.js";
+import { RUN_HELP, parseRunArgs, sidecarPlace, type RunOptions } from "./options.js";
 import { RunSession } from "./session.js";
 import { TerminalRun } from "./terminal-run.js";
 
@@ -47,16 +47,19 @@ async function jsonRun(o: RunOptions, prompt: string): Promise<number> {
     onEvent: (sessionId, event) => (early ? early.push({ sessionId, event }) : line({ sessionId, event })),
     onPermission: failClosed(o, (t) => process.stderr.write(t)),
     onSidecarLog: (t) => process.stderr.write(t),
-  }, recordArgs(o));
+  }, sidecarPlace(o));
   let code: number = EXIT.error;
   try {
-    const open = await session.openSession(o, (opened) => {
-      line({ sessionId: opened.sessionId, open: opened });
+    const first = (sessionId: string, what: object) => {
+      line({ sessionId, ...what });
       for (const e of early ?? []) line(e);
       early = null;
-    });
+    };
+    // --session: the first line is the attached session as sessions/list shows it, then its events so far.
+    if (o.session) await session.attachSession(o.session, (s) => first(s.sessionId, { attached: s }));
+    else await session.openSession(o, (opened) => first(opened.sessionId, { open: opened }));
     const outcome = await session.prompt(prompt, undefined, o.attachments.map((a) => a.block));
-    line({ sessionId: open.sessionId, outcome });
+    line({ sessionId: session.sessionId, outcome });
     code = exitFor(outcome);
   } catch (e) {
     const d = describeError(e, session.credentials);

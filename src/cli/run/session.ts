@@ -1,6 +1,6 @@
-// One person's session through the public TypeScript client and a real `a4aa serve` child,
-// the same path every host takes.
-import { A4aaClient, TurnEnd, type AgentCredential, type AgentEntry, type AgentSelection, currentSelectorValue, offeredValues, type AgentEvent, type ContentBlock, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
+// One person's session through the public TypeScript client and a real `a4aa serve` — a child
+// it starts, or (--connect) a sidecar reached over a WebSocket — the same path every host takes.
+import { A4aaClient, RemoteClient, TurnEnd, type ClientCore, type SessionsListResult, type AgentCredential, type AgentEntry, type AgentSelection, currentSelectorValue, offeredValues, type AgentEvent, type ContentBlock, type ExitStatus, type OpenResult, type PermissionRequest, type PermissionResponse, type SessionOpenParams, type SessionState, type TurnOutcome } from "../../../clients/ts/index.js";
 import type { AgentChoice } from "./options.js";
 
 export interface OpenRequest {
@@ -18,34 +18,130 @@ export class UnknownAgentId extends Error {
   }
 }
 
+/** `--session ID` names no session this token can attach to. */
+export class UnknownSession extends Error {
+  constructor(readonly id: string, readonly known: ListedSession[]) {
+    super(
+      `the sidecar has no session ${JSON.stringify(id)} for this token` +
+        (known.length ? `; its sessions: ${known.map((s) => `${s.sessionId} (${s.agent}, ${s.state})`).join(", ")}` : "; it holds none (closed sessions, and those left unattached past its --detach-ttl, are gone)"),
+    );
+  }
+}
+
 export interface SessionHooks {
   onEvent(sessionId: string, e: AgentEvent): void;
   onPermission(req: PermissionRequest): Promise<PermissionResponse> | PermissionResponse;
   onSidecarLog(text: string): void;
 }
 
+/** Where the sidecar is: a child this run starts (with these flags), or one it connects to. */
+export type SidecarPlace = { serveArgs: string[] } | { connect: { url: string; token?: string } };
+
+/** A session of a sidecar this run connected to, as `sessions/list` shows it. */
+export type ListedSession = SessionsListResult["sessions"][number];
+
 export class RunSession {
-  readonly client: A4aaClient;
+  private readonly connecting: Promise<ClientCore>;
+  /** Known once connected (at once for a child). */
+  private client: ClientCore | undefined;
   open: OpenResult | undefined;
+  /** --session: the running session this run attached to (left running at the end). */
+  attached: ListedSession | undefined;
   private pumps: Promise<void>[] = [];
 
   constructor(
     private readonly hooks: SessionHooks,
-    serveArgs: string[] = [],
+    place: SidecarPlace = { serveArgs: [] },
   ) {
-    this.client = A4aaClient.start({
-      serveArgs,
-      onStderr: (t) => hooks.onSidecarLog(t),
-      onPermission: (req) => hooks.onPermission(req),
-      closeTimeoutMs: 20_000,
-    });
+    const onPermission = (req: PermissionRequest) => hooks.onPermission(req);
+    if ("connect" in place) {
+      const { url, token } = place.connect;
+      this.connecting = A4aaClient.connect(url, { ...(token ? { token } : {}), onPermission, onLog: (t) => hooks.onSidecarLog(`${t}\n`) });
+    } else {
+      this.client = A4aaClient.start({ serveArgs: place.serveArgs, onStderr: (t) => hooks.onSidecarLog(t), onPermission, closeTimeoutMs: 20_000 });
+      this.connecting = Promise.resolve(this.client);
+    }
+    this.connecting.then((c) => (this.client = c)).catch(() => undefined);
+  }
+
+  /** The client, once connected (a refused token or an unreachable sidecar throws here). */
+  private c(): Promise<ClientCore> {
+    return this.connecting;
+  }
+
+  /** Whether the sidecar is one this run connected to. */
+  get remote(): boolean {
+    return this.client instanceof RemoteClient;
   }
 
   /** The catalog entry's declared credential variables (for the words of an auth error). */
   credentials: AgentCredential[] = [];
 
   get sessionId(): string | undefined {
-    return this.open?.sessionId;
+    return this.open?.sessionId ?? this.attached?.sessionId;
+  }
+
+  /**
+   * --session ID: attach to a running session of the sidecar from its first event (the
+   * conversation so far comes first, then live events). `onAttached` runs before any of them
+   * is handed over. An unknown id fails naming the sessions this token can attach to.
+   */
+  async attachSession(sessionId: string, onAttached?: (s: ListedSession) => void): Promise<ListedSession> {
+    const client = await this.c();
+    const { sessions } = await client.sessionsList({});
+    const found = sessions.find((x) => x.sessionId === sessionId);
+    if (!found) throw new UnknownSession(sessionId, sessions);
+    this.attached = found;
+    onAttached?.(found);
+    this.pump(client, sessionId);
+    // From the oldest event the sidecar still holds (a long session's start may be gone).
+    const { firstSeq } = await client.sessionHistory({ sessionId, afterSeq: found.lastSeq, limit: 1 });
+    const afterSeq = firstSeq - 1;
+    const { lastSeq } = await client.sessionAttach({ sessionId, afterSeq });
+    // The conversation so far is shown before the prompt (2 s at most: then it goes on behind it).
+    await this.delivered(lastSeq - afterSeq, 2000);
+    return found;
+  }
+
+  /** Resolves when the attached session runs no turn (or is gone): sessions/list, polled. */
+  async untilIdle(pollMs = 300): Promise<void> {
+    const client = await this.c();
+    for (;;) {
+      const { sessions } = await client.sessionsList({});
+      const s = sessions.find((x) => x.sessionId === this.sessionId);
+      if (!s || s.state !== "turn") return;
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+
+  private count = 0;
+  private counted: (() => void) | undefined;
+
+  /** Resolves once `n` events of the session were handed over, or after `ms`. */
+  private delivered(n: number, ms: number): Promise<void> {
+    if (this.count >= n) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.counted = () => {
+        if (this.count < n) return;
+        clearTimeout(t);
+        this.counted = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private pump(client: ClientCore, sid: string): void {
+    this.pumps.push(
+      (async () => {
+        for await (const e of client.events(sid)) {
+          if (e instanceof TurnEnd) continue;
+          this.hooks.onEvent(sid, e);
+          this.count++;
+          this.counted?.();
+        }
+      })(),
+    );
   }
 
   /** `onOpen` runs before any of the session's events (a resumed history) is handed over. */
@@ -59,15 +155,11 @@ export class RunSession {
       ...(req.options && Object.keys(req.options).length ? { options: req.options } : {}),
       ...(Object.keys(req.env).length ? { env: req.env } : {}),
     } as SessionOpenParams;
-    const open = await this.client.sessionOpen(params);
+    const client = await this.c();
+    const open = await client.sessionOpen(params);
     this.open = open;
     onOpen?.(open);
-    const sid = open.sessionId;
-    this.pumps.push(
-      (async () => {
-        for await (const e of this.client.events(sid)) if (!(e instanceof TurnEnd)) this.hooks.onEvent(sid, e);
-      })(),
-    );
+    this.pump(client, open.sessionId);
     return open;
   }
 
@@ -76,7 +168,7 @@ export class RunSession {
    * undeclared; a value given with --env wins. An unknown id fails here, fast, with the
    * ids that look like it. */
   private async withShellCredentials(agent: AgentSelection, given: Record<string, string>): Promise<AgentSelection> {
-    const { agents } = await this.client.agentsList({});
+    const { agents } = await (await this.c()).agentsList({});
     const entry = agents.find((a) => a.id === agent.id);
     if (!entry) throw new UnknownAgentId(agent.id, similarIds(agent.id, agents), agents.map((a) => a.id));
     this.credentials = entry.credentials;
@@ -89,7 +181,7 @@ export class RunSession {
   }
 
   async prompt(text: string, model?: string, content: ContentBlock[] = []): Promise<TurnOutcome> {
-    const outcome = await this.client.sessionPrompt({ sessionId: this.sessionId!, text, ...(content.length ? { content } : {}), ...(model ? { model } : {}) });
+    const outcome = await (await this.c()).sessionPrompt({ sessionId: this.sessionId!, text, ...(content.length ? { content } : {}), ...(model ? { model } : {}) });
     // Every event of the turn was sent before its answer; let the pump hand them all over.
     await new Promise((r) => setImmediate(r));
     return outcome;
@@ -97,13 +189,25 @@ export class RunSession {
 
   cancel(): Promise<unknown> {
     if (!this.sessionId) return Promise.resolve();
-    return this.client.sessionCancel({ sessionId: this.sessionId }).catch(() => undefined);
+    return this.c()
+      .then((c) => c.sessionCancel({ sessionId: this.sessionId! }))
+      .catch(() => undefined);
   }
 
-  /** Closes the session (its agent's whole process tree), then the sidecar. */
-  async end(): Promise<ExitStatus> {
-    if (this.sessionId) await this.client.sessionClose({ sessionId: this.sessionId }, { timeoutMs: 20_000 }).catch(() => undefined);
-    const status = await this.client.close();
+  /**
+   * Closes the session (its agent's whole process tree), then the sidecar. With `detach` (an
+   * attached session, or /detach) the session is left running on the sidecar this run
+   * connected to: only the connection ends.
+   */
+  async end(detach = !!this.attached): Promise<ExitStatus> {
+    const client = this.client;
+    if (!client) return { code: 0, signal: null };
+    if (this.sessionId) {
+      const sessionId = this.sessionId;
+      const leave = detach && this.remote ? client.sessionDetach({ sessionId }) : client.sessionClose({ sessionId }, { timeoutMs: 20_000 });
+      await leave.catch(() => undefined);
+    }
+    const status = client instanceof A4aaClient ? await client.close() : ((await (client as RemoteClient).close()), { code: 0, signal: null });
     await Promise.allSettled(this.pumps);
     return status;
   }
@@ -111,7 +215,7 @@ export class RunSession {
   /** Closes this session only (the sidecar stays), e.g. to reopen it with another mode. */
   async closeSession(): Promise<void> {
     if (!this.sessionId) return;
-    await this.client.sessionClose({ sessionId: this.sessionId }, { timeoutMs: 20_000 });
+    await (await this.c()).sessionClose({ sessionId: this.sessionId }, { timeoutMs: 20_000 });
     this.open = undefined;
   }
 }

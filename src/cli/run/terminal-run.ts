@@ -1,6 +1,5 @@
 // `a4aa run` on a terminal: one turn, or an interactive session (prompts, slash commands,
 // permission questions answered by key, cancel with Ctrl-C).
-import { createInterface } from "node:readline";
 import type { PermissionRequest, PermissionResponse } from "../../../clients/ts/index.js";
 import { ERROR_CODES, type ErrorCodeInfo } from "../../../generated/ts/errors.js";
 import { AttachError, attachment, describeAttachment } from "./attachments.js";
@@ -8,8 +7,9 @@ import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
 import { KeyInput, optionKeys } from "./keys.js";
-import { recordArgs, type RunOptions } from "./options.js";
+import { COMMANDS_HELP, sidecarPlace, type RunOptions } from "./options.js";
 import { resumeFlags } from "./resume-hint.js";
+import { readPromptLine } from "./prompt-line.js";
 import { Renderer } from "./renderer.js";
 import { PlainScreen, TtyScreen, type Screen, sameDestination } from "./screen.js";
 import { RunSession, offered } from "./session.js";
@@ -50,7 +50,7 @@ export class TerminalRun {
       },
       onPermission: (req) => (this.keys?.active ? this.ask(req) : refuse(req)),
       onSidecarLog: (t) => (this.screen.live ? this.r.note(t.trimEnd()) : process.stderr.write(t)),
-    }, recordArgs(o));
+    }, sidecarPlace(o));
   }
 
   async run(prompt: string, attachmentsOnly = false): Promise<number> {
@@ -70,7 +70,7 @@ export class TerminalRun {
       process.off("SIGINT", onSigint);
     }
     this.screen.pause();
-    const status = await this.session.end();
+    const status = await this.session.end(this.detached || !!this.o.session);
     if (status.code !== 0 && status.signal !== "SIGINT") {
       process.stderr.write(`a4aa run: the sidecar exited ${status.code ?? status.signal} (some agent process may not have been cleaned up)\n`);
       if (code === EXIT.ok) code = EXIT.error;
@@ -81,17 +81,24 @@ export class TerminalRun {
 
   private async open(): Promise<boolean> {
     try {
-      await this.session.openSession(this.o, (open) => {
-        this.r.opened(open, this.o.label);
-        if (this.o.resume) this.r.note("the conversation so far:");
-      });
+      if (this.o.session) {
+        await this.session.attachSession(this.o.session, (s) => {
+          const running = s.state === "turn" ? "; a turn is running (Ctrl-C cancels it, twice leaves)" : "";
+          this.r.note(`attached to session ${s.sessionId} (${s.agent}, in ${s.cwd}; ${s.attached} other host${s.attached === 1 ? "" : "s"} attached)${running}; the conversation so far:`);
+        });
+      } else {
+        await this.session.openSession(this.o, (open) => {
+          this.r.opened(open, this.o.label);
+          if (this.o.resume) this.r.note("the conversation so far:");
+        });
+      }
       await new Promise((r) => setImmediate(r));
       this.r.endStream();
       return true;
     } catch (e) {
       // Before protocol 1.2 the sidecar knows no catalog: `agent` is an unknown field there.
       const noCatalog = "agent" in this.o.target && describeError(e).code === "invalid_params" && /"spec"|agent/.test(String((e as Error).message));
-      this.r.failed(e, `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : describeError(e, this.session.credentials).hint);
+      this.r.failed(e, this.o.session ? `attaching to session ${this.o.session}` : `opening ${this.o.label}`, noCatalog ? "this a4aa serve has no agents catalog (protocol 1.2); pass the agent as --spec FILE|JSON" : describeError(e, this.session.credentials).hint);
       this.screen.pause();
       // The reason again on stderr for scripts, unless both go to the same terminal (printed twice).
       if (!sameDestination()) process.stderr.write(`a4aa run: ${describeError(e).message}\n`);
@@ -106,11 +113,14 @@ export class TerminalRun {
   }
 
   private lastExit: number = EXIT.ok;
+  /** /detach: leave the session running on the sidecar at --connect. */
+  private detached = false;
   private interactiveMode = false;
 
   private async interactive(): Promise<number> {
     this.interactiveMode = true;
     if (!(await this.open())) return EXIT.error;
+    if (this.session.attached?.state === "turn") await this.othersTurn();
     this.r.note("Type a prompt and press Enter. Ctrl-C cancels a turn; Ctrl-D or /exit ends the session; /help lists the commands.");
     let interrupted = false;
     for (;;) {
@@ -143,38 +153,32 @@ export class TerminalRun {
     return EXIT.ok;
   }
 
+  /** Attached while another host's turn runs: its events, until the session is idle. */
+  private async othersTurn(): Promise<void> {
+    this.inTurn = true;
+    this.sigints = 0;
+    try {
+      await this.session.untilIdle();
+    } finally {
+      this.inTurn = false;
+    }
+    this.r.endStream();
+  }
+
   private goodbye(): void {
     const open = this.session.open;
     const native = this.r.nativeSessionId;
-    if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${resumeFlags(this.o, process.cwd())} --resume ${native}`);
+    if (this.detached || this.o.session) {
+      this.r.note(`left session ${this.session.sessionId} running; come back with: a4aa run --connect ${this.o.connect!.url} --session ${this.session.sessionId}`);
+    } else if (open?.capabilities.resume && native) this.r.note(`session ended; continue it with: a4aa run${resumeFlags(this.o, process.cwd())} --resume ${native}`);
     else this.r.note("session ended");
     this.screen.flush();
   }
 
-  private readLine(): Promise<string | "eof" | "interrupt"> {
-    return new Promise((resolve) => {
-      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true, history: [...this.history], historySize: 200, removeHistoryDuplicates: true });
-      let settled = false;
-      const settle = (v: string | "eof" | "interrupt") => {
-        if (settled) return;
-        settled = true;
-        rl.close();
-        resolve(v);
-      };
-      rl.on("line", (l) => {
-        if (l.trim()) this.history.unshift(l);
-        settle(l);
-      });
-      rl.on("SIGINT", () => {
-        process.stdout.write("\n");
-        settle("interrupt");
-      });
-      rl.on("close", () => settle("eof"));
-      rl.setPrompt(this.r.c.cyan("› "));
-      rl.prompt();
-      if (this.typedAhead) rl.write(this.typedAhead);
-      this.typedAhead = "";
-    });
+  private async readLine(): Promise<string | "eof" | "interrupt"> {
+    const got = await readPromptLine(this.history, this.r.c.cyan("› "), this.typedAhead);
+    this.typedAhead = "";
+    return got;
   }
 
   private interrupt(): void {
@@ -254,23 +258,24 @@ export class TerminalRun {
   private async command(line: string): Promise<"exit" | "ok" | "prompt"> {
     const [name, ...rest] = line.split(/\s+/);
     const arg = rest.join(" ");
-    const open = this.session.open!;
+    const open = this.session.open;
+    if (!open && ["/attach", "/model", "/mode"].includes(name!)) {
+      this.r.note(`${name} is not available on a session this run attached to (its capabilities are known to the host that opened it)`);
+      return "ok";
+    }
     switch (name) {
       case "/exit":
       case "/quit":
         return "exit";
+      case "/detach":
+        if (!this.o.connect) {
+          this.r.note("/detach leaves a session running on a sidecar reached with --connect; this one ends with a4aa run");
+          return "ok";
+        }
+        this.detached = true;
+        return "exit";
       case "/help":
-        this.r.note(
-          [
-            "/attach FILE  send FILE (an image, or a text file's contents) with the next prompt",
-            "/mode [ID]    show the agent's modes, or switch to ID",
-            "/model [ID]   show the models, or use ID for the next turns",
-            "/cancel       cancel the running turn (type it while the turn runs; Ctrl-C does the same)",
-            "/exit         end the session (also Ctrl-D at the prompt)",
-            "/help         this list",
-            "Any other /command goes to the agent as a prompt.",
-          ].join("\n"),
-        );
+        this.r.note(COMMANDS_HELP);
         return "ok";
       case "/cancel":
         this.r.note("no turn is running (while one runs, Ctrl-C or /cancel cancels it)");
@@ -283,7 +288,7 @@ export class TerminalRun {
         try {
           const block = attachment(arg, process.cwd());
           const kind = block.type === "image" ? "image" : "resource";
-          if (!open.capabilities.content[kind]) {
+          if (!open!.capabilities.content[kind]) {
             this.r.note(`${arg} not attached: this agent takes no ${kind === "image" ? "images" : "embedded files"} (capabilities.content)`);
             return "ok";
           }
@@ -296,12 +301,12 @@ export class TerminalRun {
         return "ok";
       }
       case "/model": {
-        const models = offered(open.sessionState, "model");
+        const models = offered(open!.sessionState, "model");
         if (!arg) {
           this.r.note(`model: ${this.turnModel ?? models.current ?? this.o.options.model ?? "the agent's default"}${models.ids.length ? ` (offered: ${models.ids.join(", ")})` : ""}`);
           return "ok";
         }
-        if (!open.capabilities.selectors.model) {
+        if (!open!.capabilities.selectors.model) {
           this.r.note("this agent takes no model selector through a4aa");
           return "ok";
         }
@@ -310,17 +315,17 @@ export class TerminalRun {
         return "ok";
       }
       case "/mode": {
-        const modes = offered(open.sessionState, "mode");
+        const modes = offered(open!.sessionState, "mode");
         if (!arg) {
           this.r.note(`mode: ${this.r.currentMode ?? this.o.options.mode ?? "the agent's default"}${modes.ids.length ? ` (offered: ${modes.ids.join(", ")})` : ""}`);
           return "ok";
         }
-        if (!open.capabilities.selectors.mode) {
+        if (!open!.capabilities.selectors.mode) {
           this.r.note("this agent takes no mode selector through a4aa");
           return "ok";
         }
         const native = this.r.nativeSessionId;
-        if (!open.capabilities.resume || !native) {
+        if (!open!.capabilities.resume || !native) {
           this.r.note(`this session cannot be continued in another mode; start again with --mode ${arg}`);
           return "ok";
         }
