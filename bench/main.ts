@@ -15,6 +15,7 @@ import { framesSuite } from "./suites/frames.js";
 import { guardSuite } from "./suites/guard.js";
 import { journalSuite } from "./suites/journal.js";
 import { otelSuite } from "./suites/otel.js";
+import { remoteSuite } from "./suites/remote.js";
 import { pingSuite } from "./suites/ping.js";
 import { sandboxSuite } from "./suites/sandbox.js";
 import { shareSuite } from "./suites/share.js";
@@ -36,6 +37,7 @@ const SUITES = {
   // --real only: a4aa run and acpx each start the real gemini (≈ 3–8 s a round).
   firstminute: { run: firstMinuteSuite, quickMs: 120_000, fullMs: 300_000 },
   fleet: { run: fleetSuite, quickMs: 60_000, fullMs: 360_000 },
+  remote: { run: remoteSuite, quickMs: 60_000, fullMs: 240_000 },
   sandbox: { run: sandboxSuite, quickMs: 60_000, fullMs: 180_000 },
 } as const;
 type SuiteName = keyof typeof SUITES;

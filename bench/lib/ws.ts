@@ -7,11 +7,16 @@ import type { Msg } from "./ndjson.js";
 export class WsConn {
   private nextId = 1;
   private readonly pending = new Map<number, (m: Msg) => void>();
+  /** Notifications (session/event, …) as they come. */
+  onNotification: ((m: Msg) => void) | undefined;
 
   private constructor(private readonly ws: WebSocket) {
     ws.on("message", (data) => {
       const m = JSON.parse(data.toString()) as Msg;
-      if (m.method !== undefined) return;
+      if (m.method !== undefined) {
+        if (m.id === undefined) this.onNotification?.(m);
+        return;
+      }
       const cb = this.pending.get(m.id as number);
       if (cb) {
         this.pending.delete(m.id as number);

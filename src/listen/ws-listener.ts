@@ -7,6 +7,7 @@ import http from "node:http";
 import https from "node:https";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import type { Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Logger } from "../log.js";
@@ -150,7 +151,16 @@ export class WsListener implements Listener {
     const input = new PassThrough();
     const output = boundedOutput(
       {
-        send: (text) => ws.send(text),
+        send: (text) => {
+          // What one turn of the loop sends leaves in one write: a streaming turn's events are
+          // many small frames, each its own system call otherwise.
+          const socket = (ws as unknown as { _socket?: Socket })._socket;
+          if (socket && !socket.writableCorked) {
+            socket.cork();
+            process.nextTick(() => socket.uncork());
+          }
+          ws.send(text);
+        },
         pending: () => ws.bufferedAmount,
         slow: () => {
           o.logger.warn(`${name}: more than ${o.maxOutboundBytes} bytes waiting to be sent; closing it (${SLOW_CONSUMER.code} ${SLOW_CONSUMER.reason}), its sessions detach`);
