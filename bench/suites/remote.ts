@@ -19,6 +19,12 @@ import type { SuiteContext } from "./context.js";
 const WS_ECHO = `${DIST}bench/baselines/ws-echo.js`;
 const SIZE = 16;
 
+/** A listening sidecar reads no stdin: SIGTERM ends it (no turn in flight, the drain ends at once). */
+function stopListening(side: ChildProcess): Promise<number | null> {
+  side.kill("SIGTERM");
+  return stop(side);
+}
+
 async function listening(): Promise<{ side: ChildProcess; url: string }> {
   const side = startSidecar(["--listen", "ws://127.0.0.1:0"]);
   return { side, url: await listeningUrl(side) };
@@ -55,7 +61,7 @@ async function overWs(n: number): Promise<number> {
     return await streamRate(conn, n);
   } finally {
     conn.close();
-    await stop(side);
+    await stopListening(side);
   }
 }
 
@@ -100,7 +106,7 @@ async function sidecarPing(n: number): Promise<number> {
     return await pingP50(conn, n);
   } finally {
     conn.close();
-    await stop(side);
+    await stopListening(side);
   }
 }
 
@@ -135,7 +141,7 @@ async function catchUp(n: number): Promise<{ attachMs: number; historyMs: number
   } finally {
     a.close();
     b.close();
-    await stop(side);
+    await stopListening(side);
   }
 }
 
@@ -160,7 +166,7 @@ async function idleConnections(n: number): Promise<{ perConnKiB: number; totalMi
     return { perConnKiB: grown / n / 1024, totalMiB: grown / 1024 / 1024 };
   } finally {
     for (const c of conns) c.close();
-    await stop(side);
+    await stopListening(side);
   }
 }
 
