@@ -69,6 +69,9 @@ type Client struct {
 	exited        chan struct{}
 	exitErr       error
 	closeOnce     sync.Once
+
+	// remote: a client made by Dial (remote.go); nil for a spawned or Connect'ed one.
+	remote *remote
 }
 
 // Start spawns the sidecar and connects to it.
@@ -185,19 +188,41 @@ func (c *Client) requestTurn(ctx context.Context, method string, params any, tur
 	}
 	c.mu.Unlock()
 
+	resendable := false
+	if c.remote != nil {
+		p, resendable = withOperationID(method, params, p)
+		c.remote.beforeCall(method, params)
+	}
 	head := `{"jsonrpc":"2.0","id":` + strconv.FormatInt(id, 10) + `,"method":` + quote(method) + `,"params":`
-	if err := c.writeParts([]byte(head), p, []byte("}\n")); err != nil {
+	if resendable {
+		// Sent again with the same id and operationId if the connection is lost meanwhile.
+		c.remote.inFlight(id, []byte(head+string(p)+"}"))
+	}
+	if err := c.writeParts([]byte(head), p, []byte("}\n")); err != nil && !resendable {
 		c.forget(id)
 		return nil, peerClosed(false, err.Error())
 	}
 	select {
 	case r := <-ch:
+		resent := c.remote != nil && c.remote.answered(id)
 		if r.err != nil {
 			return nil, r.err
 		}
 		c.afterCall(method, params)
+		if c.remote != nil {
+			c.remote.tracked(method, params, r.result)
+			if resent && method == "session/open" {
+				// A repeated open answers as the first did but attaches nothing: attach here.
+				if err := c.remote.attachOpened(ctx, r.result); err != nil {
+					return nil, err
+				}
+			}
+		}
 		return r.result, nil
 	case <-ctx.Done():
+		if c.remote != nil {
+			c.remote.answered(id)
+		}
 		if c.forget(id) && turn != nil {
 			// Gave up without an answer: the turn's end is marked all the same.
 			c.pushTurnEnd(turn, TurnEnd{Err: ctx.Err(), call: turn})
@@ -233,6 +258,13 @@ func quote(s string) string {
 }
 
 func (c *Client) writeParts(parts ...[]byte) error {
+	if c.remote != nil {
+		var msg []byte
+		for _, p := range parts {
+			msg = append(msg, p...)
+		}
+		return c.remote.send(msg)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	for _, p := range parts {
@@ -429,6 +461,10 @@ func errorResponse(id json.RawMessage, code int, message string) []byte {
 type router struct{ c *Client }
 
 func (r router) SessionEvent(p SessionEventParams) {
+	// Dial'ed: an event already delivered (before a reconnection) is not delivered again.
+	if r.c.remote != nil && !r.c.remote.fresh(p.SessionID, p.Seq) {
+		return
+	}
 	r.c.mu.Lock()
 	s := r.c.streamLocked(p.SessionID)
 	r.c.mu.Unlock()
@@ -466,6 +502,16 @@ func (r router) PermissionRequest(ctx context.Context, p PermissionRequest) (res
 // it after CloseTimeout). It returns nil when the sidecar exited with status 0, else an
 // *exec.ExitError (or the kill's error). Calls still pending fail with peer_closed.
 func (c *Client) Close() error {
+	if c.remote != nil {
+		// Dial'ed: the connection closes; the sessions stay on the sidecar, detached, until
+		// its --detach-ttl (close them first to end them now).
+		c.closeOnce.Do(c.remote.close)
+		select {
+		case <-c.exited:
+		case <-time.After(c.opts.CloseTimeout):
+		}
+		return nil
+	}
 	c.closeOnce.Do(func() {
 		c.wmu.Lock()
 		_ = c.stdin.Close()
