@@ -20,6 +20,7 @@ from ._locate import SidecarNotFound, sidecar_command
 from .aio import AsyncClient, AsyncEventStream, AsyncPermissionHandler
 from .client import Client, EventStream, PermissionHandler, StreamItem, TurnEnd
 from .errors import A4aaError
+from .remote import ReconnectOptions, RemoteClient, connect
 from ._generated_protocol import *  # noqa: F401,F403  (every protocol type)
 
 __all__ = [
@@ -33,10 +34,13 @@ __all__ = [
     "EventStream",
     "HostMethods",
     "PermissionHandler",
+    "ReconnectOptions",
+    "RemoteClient",
     "SidecarHandler",
     "SidecarNotFound",
     "StreamItem",
     "TurnEnd",
+    "connect",
     "content",
     "sidecar_command",
     "protocol",

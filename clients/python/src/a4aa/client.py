@@ -16,7 +16,7 @@ import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Dict, Generator, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Set, Tuple, Union, cast
+from typing import TYPE_CHECKING, IO, Any, Callable, Dict, Generator, Iterator, List, Literal, Mapping, Optional, Protocol, Sequence, Set, Tuple, Union, cast
 
 from . import _generated_protocol as p
 from ._codec import DecodeError
@@ -25,6 +25,9 @@ from ._generated_methods import ENDS_EVENT_STREAM, HostMethods, SidecarHandler, 
 from ._locate import sidecar_command
 from .errors import A4aaError
 from ._generated_protocol import AgentEvent, PermissionCancelled, PermissionRequest, PermissionResponse, PermissionSettledParams, SessionEventParams
+
+if TYPE_CHECKING:
+    from .remote import RemoteClient
 
 log = logging.getLogger("a4aa")
 
@@ -201,19 +204,7 @@ class Client(HostMethods):
         stderr (logs) goes to stderr (default: this process's). Lines longer than
         max_line_bytes are skipped."""
         argv: List[str] = list(command) if command else sidecar_command(env, cwd)
-        self._permission = permission_handler
-        self._warned_no_handler = False
-        self._max = max_line_bytes
-        self._close_timeout = close_timeout
-        self._lock = threading.Lock()
-        self._abandoned = _Abandoned()
-        self._wlock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._pending: Dict[int, "Future[Any]"] = {}
-        self._turns: Dict[int, str] = {}  # prompt request id -> its session
-        self._streams: Dict[str, _Sink] = {}
-        self._ended: Optional[str] = None
-        self._router = _Router(self)
+        self._init_state(permission_handler, max_line_bytes, close_timeout)
         self._proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -228,14 +219,39 @@ class Client(HostMethods):
         self._reader = threading.Thread(target=self._read_loop, args=(self._proc.stdout,), name="a4aa-reader", daemon=True)
         self._reader.start()
 
+    def _init_state(self, permission_handler: Optional[PermissionHandler], max_line_bytes: int, close_timeout: float) -> None:
+        """What every connection holds, spawned or remote (remote.py)."""
+        self._permission = permission_handler
+        self._warned_no_handler = False
+        self._max = max_line_bytes
+        self._close_timeout = close_timeout
+        self._lock = threading.Lock()
+        self._abandoned = _Abandoned()
+        self._wlock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pending: Dict[int, "Future[Any]"] = {}
+        self._turns: Dict[int, str] = {}  # prompt request id -> its session
+        self._streams: Dict[str, _Sink] = {}
+        self._ended: Optional[str] = None
+        self._router: _Router = _Router(self)
+
+    @staticmethod
+    def connect(url: str, token: Optional[str] = None, **options: Any) -> "RemoteClient":
+        """A client of a sidecar reached over the network (`a4aa serve --listen`): see
+        a4aa.connect()."""
+        from .remote import connect
+
+        return connect(url, token, **options)
+
     # -- calls ---------------------------------------------------------------------------
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None) -> Any:
-        """Sends any request and returns its raw result; the typed methods are the usual way."""
-        return self._request(method, params if params is not None else {}, timeout)
+        """Sends any request and returns its raw result; the typed methods are the usual way.
+        Its params are sent as they are (a remote client adds no operationId)."""
+        return self._request(method, params if params is not None else {}, timeout, raw=True)
 
-    def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:
-        id_, fut, line = self._register(method, params)
+    def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float], raw: bool = False) -> Any:
+        id_, fut, line = self._register(method, params, raw)
         self._send(id_, line)
         try:
             result = fut.result(timeout)
@@ -248,8 +264,9 @@ class Client(HostMethods):
 
     # The steps of a call, shared with AsyncClient (which sends and waits its own way).
 
-    def _register(self, method: str, params: Dict[str, Any]) -> Tuple[int, "Future[Any]", bytes]:
-        """A new id and the future its answer settles; the request's line."""
+    def _register(self, method: str, params: Dict[str, Any], raw: bool = False) -> Tuple[int, "Future[Any]", bytes]:
+        """A new id and the future its answer settles; the request's line. raw: sent by
+        call() (a remote client's override adds an operationId to the others)."""
         fut: "Future[Any]" = Future()
         with self._lock:
             if self._ended is not None:
@@ -400,6 +417,8 @@ class Client(HostMethods):
         with self._lock:
             fut = self._pending.pop(id_, None) if isinstance(id_, int) else None
             turn = self._turns.pop(id_, None) if isinstance(id_, int) and fut is not None else None
+        if fut is not None:
+            self._on_answer(cast(int, id_))
         if turn is not None:  # before the answer settles: a host reading events() sees the marker first
             self._sink(turn)._push(_turn_end(cast(int, id_), msg))
         if fut is None or not fut.set_running_or_notify_cancel():
@@ -408,6 +427,9 @@ class Client(HostMethods):
             fut.set_exception(A4aaError.from_wire(msg["error"]))
         else:
             fut.set_result(msg.get("result"))
+
+    def _on_answer(self, id_: int) -> None:
+        """Request id_ was answered (a remote client forgets what it would send again)."""
 
     def _handle_notification(self, method: str, params: Any) -> None:
         try:
