@@ -11,7 +11,7 @@ import WebSocket from "ws";
 import { CLI, exampleAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { TmuxPane, tmuxInstalled } from "../helpers/tmux.js";
 import { scratchDir } from "../helpers/tmp.js";
-import { ListeningSidecar } from "./remote/setup.js";
+import { ListeningSidecar } from "../integration/remote/setup.js";
 
 const TOKEN = "run-connect-token-0123456789";
 
