@@ -8,7 +8,6 @@ import type { AgentSpec } from "../../generated/ts/types.js";
 import type { Recording } from "../journal/recorder.js";
 import { A4aaError, errors } from "../errors.js";
 import type { Logger } from "../log.js";
-import { laneDriver } from "../lanes/registry.js";
 import type { AnyLaneDriver } from "../lanes/lane.js";
 import { SharedPool } from "../lanes/shared-pool.js";
 import type { SessionService } from "./service.js";
@@ -23,7 +22,8 @@ import { SessionViews, type SessionView } from "./views.js";
 import { Facts } from "../telemetry/facts.js";
 import type { SessionTracer } from "../telemetry/tracing.js";
 import { enterCustody } from "../custody/open.js";
-import { checkOpen, childEnv } from "./open-checks.js";
+import { checkOpen, refuseWhenFull } from "./open-checks.js";
+import { prewarmShared } from "./prewarm.js";
 import { custodyEndpoint, custodyRefused, releaseCustody, stopCustody } from "../custody/endpoint.js";
 import { enterSandbox, releaseSandbox, sandboxCapabilities } from "../sandbox/open.js";
 import { sandboxSupport } from "../sandbox/support.js";
@@ -173,16 +173,7 @@ export class SessionManager implements SessionService {
 
   async open(params: ParamsOf<"session/open">, caller?: Viewer): Promise<ResultOf<"session/open">> {
     const who = this.caller(caller);
-    if (this.facts.draining) {
-      throw errors.draining("open", "this sidecar is draining (it received SIGTERM) and opens no more sessions: open the session on another sidecar, or retry later", { retryable: true });
-    }
-    if (this.o.maxSessions !== undefined && this.sessions.size >= this.o.maxSessions) {
-      throw errors.atCapacity(
-        "open",
-        `this sidecar holds its bound of ${this.o.maxSessions} sessions (--max-sessions): close a session, open it on another sidecar, or retry later`,
-        { retryable: true },
-      );
-    }
+    refuseWhenFull({ draining: this.facts.draining, held: this.sessions.size, max: this.o.maxSessions });
     const started = performance.now();
     // capabilities.sandbox: what this machine can give (probed once, meanwhile).
     const support = sandboxSupport();
@@ -302,30 +293,16 @@ export class SessionManager implements SessionService {
   }
 
   /** §13: shared processes for a spec, started and initialized before any session/open needs them. */
-  async prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
+  prewarm(params: ParamsOf<"agents/prewarm">): Promise<ResultOf<"agents/prewarm">> {
     const { spec } = this.resolve(params);
-    if ((spec.lane !== "acp" && spec.lane !== "rpc") || !spec.share) {
-      throw errors.invalidParams("open",
-        `agents/prewarm: the spec of ${JSON.stringify(spec.id)} does not opt in to shared processes; add share: {} (an acp or rpc spec, or agent.share for a catalog agent)`,
-      );
-    }
-    const env = childEnv(spec, params, this.o);
-    const driver = await (this.o.drivers ?? laneDriver)(spec.lane);
-    driver.precheck(spec, { permission: driver.defaultPermission(spec) }, undefined);
-    if (!driver.prewarm) throw errors.unsupportedSelector("open", `share: the ${spec.lane} lane cannot share agent processes`);
-    const r = await driver.prewarm(
-      {
-        spec,
-        env,
-        ...this.processSettings(spec),
-        logger: this.o.logger,
-        gate: this.gate,
-        pool: this.pool,
-      },
-      params.count ?? 1,
-    );
-    this.o.logger.info(`prewarmed ${spec.lane} agent ${JSON.stringify(spec.id)}: ${r.started} started, ${r.processes} live`);
-    return r;
+    return prewarmShared(spec, params, {
+      env: this.o,
+      drivers: this.o.drivers,
+      settings: this.processSettings(spec),
+      logger: this.o.logger,
+      gate: this.gate,
+      pool: this.pool,
+    });
   }
 
   async close(params: ParamsOf<"session/close">, caller?: Viewer, abandoned = false): Promise<ResultOf<"session/close">> {

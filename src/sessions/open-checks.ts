@@ -91,3 +91,13 @@ function unshared(spec: AgentSpec): AgentSpec {
   const { share: _share, ...rest } = spec;
   return rest as AgentSpec;
 }
+
+/** R-REMOTE-9: a draining sidecar, or one holding its --max-sessions, opens nothing (retryable). */
+export function refuseWhenFull(at: { draining: boolean; held: number; max: number | undefined }): void {
+  if (at.draining) {
+    throw errors.draining("open", "this sidecar is draining (it received SIGTERM) and opens no more sessions: open the session on another sidecar, or retry later", { retryable: true });
+  }
+  if (at.max !== undefined && at.held >= at.max) {
+    throw errors.atCapacity("open", `this sidecar holds its bound of ${at.max} sessions (--max-sessions): close a session, open it on another sidecar, or retry later`, { retryable: true });
+  }
+}

@@ -2,6 +2,7 @@
 // agent crashed: good only for close). The rules every lane shares live here: one turn
 // at a time, cancel settles as `cancelled` whatever the agent answers, close waits for
 // the opening and ends the turn, then the process tree, before it answers.
+// Over 350 lines: one class; its states, turn, cancel and close share the lifecycle they guard.
 import type { AgentEvent, AgentSpec, Budget, PermissionPreset, ProcessCounts, TurnOutcome } from "../../generated/ts/types.js";
 import { A4aaError, errors } from "../errors.js";
 import { Journal } from "../journal/journal.js";

@@ -1,5 +1,6 @@
 // `a4aa run` on a terminal: one turn, or an interactive session (prompts, slash commands,
 // permission questions answered by key, cancel with Ctrl-C).
+// Over 350 lines: one class; the prompt loop, turns, permissions and / commands share its screen, keys and session.
 import type { PermissionRequest, PermissionResponse } from "../../../clients/ts/index.js";
 import { ERROR_CODES, type ErrorCodeInfo } from "../../../generated/ts/errors.js";
 import { AttachError, attachment, describeAttachment } from "./attachments.js";
