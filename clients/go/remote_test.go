@@ -184,16 +184,6 @@ func TestRRemote10AWrongTokenFailsAtOnceWithoutRetrying(t *testing.T) {
 	}
 }
 
-func chunks(evs []AgentEvent) string {
-	var b strings.Builder
-	for _, e := range evs {
-		if m, ok := e.(MessageChunkEvent); ok {
-			b.WriteString(m.Text)
-		}
-	}
-	return b.String()
-}
-
 func TestRRemote10CutsMidTurnLoseNothing(t *testing.T) {
 	url := listeningSidecar(t)
 	proxy, purl := newCutProxy(t, url)
@@ -227,7 +217,7 @@ func TestRRemote10CutsMidTurnLoseNothing(t *testing.T) {
 	for i := 1; i <= 30; i++ {
 		fmt.Fprintf(&want, "chunk %d ", i)
 	}
-	if got := chunks(seen); !strings.Contains(got, want.String()) || strings.Count(got, "chunk 1 ") != 1 {
+	if got := textOf(seen); !strings.Contains(got, want.String()) || strings.Count(got, "chunk 1 ") != 1 {
 		t.Fatalf("every chunk once, in order:\n%s", got)
 	}
 	if c.Reconnects() < 3 {
@@ -242,7 +232,7 @@ func TestRRemote10CutsMidTurnLoseNothing(t *testing.T) {
 	for _, e := range h.Events {
 		journal = append(journal, e.Event)
 	}
-	if chunks(journal) != chunks(seen) || len(journal) != len(seen)-1 {
+	if textOf(journal) != textOf(seen) || len(journal) != len(seen)-1 {
 		t.Fatalf("read %d events, the journal has %d", len(seen)-1, len(journal))
 	}
 

@@ -11,6 +11,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { TurnEnd, connect, type RemoteClient, type StreamItem, type TurnOutcome } from "../../clients/ts/index.js";
 import { proxyTo } from "../helpers/cut-proxy.js";
+import { prng } from "../fuzz/frames.js";
 import { fakeAgentSpec, waitNoProcesses } from "../helpers/sidecar.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { remoteSetup } from "../integration/remote/setup.js";
@@ -21,18 +22,6 @@ const SESSIONS = 4;
 const TOKEN = "soak-token-0123456789abcdef";
 /** Longest a turn may take, cuts and reconnections included, before the soak fails. */
 const TURN_DEADLINE_MS = 60_000;
-
-/** mulberry32: the cut schedule from the seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout;
@@ -62,7 +51,7 @@ test(`R-REMOTE-10 soak: ${CUTS} forced disconnects during streaming turns with p
   });
   const t0 = Date.now();
   let cuts = 0;
-  const random = rng(SEED);
+  const random = prng(SEED);
   let stopCutting = false;
   const cutter = (async () => {
     while (cuts < CUTS && !stopCutting) {

@@ -260,7 +260,11 @@ class Client(HostMethods):
             self._forget(id_, err)
             raise err from None
         self._answered(method, params)
+        self._settled(id_, method, params, result, timeout)
         return result
+
+    def _settled(self, id_: int, method: str, params: Dict[str, Any], result: Any, timeout: Optional[float]) -> None:
+        """Call id_ succeeded (a remote client tracks its sessions here)."""
 
     # The steps of a call, shared with AsyncClient (which sends and waits its own way).
 

@@ -15,7 +15,6 @@ import ssl
 import threading
 import time
 import uuid
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Set, Tuple
 
@@ -144,18 +143,12 @@ class RemoteClient(Client):
                 self._resent.discard(id_)
                 self._was_resent.add(id_)
 
-    def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float], raw: bool = False) -> Any:
-        id_, fut, line = self._register(method, params, raw)
-        self._send(id_, line)
-        try:
-            result = fut.result(timeout)
-        except FutureTimeout:
-            err = TimeoutError(f"{method}: no answer within {timeout} s")
-            self._forget(id_, err)
-            with self._rlock:
-                self._resendable.pop(id_, None)
-            raise err from None
-        self._answered(method, params)
+    def _forget(self, id_: int, why: Optional[BaseException] = None) -> None:
+        super()._forget(id_, why)
+        with self._rlock:
+            self._resendable.pop(id_, None)
+
+    def _settled(self, id_: int, method: str, params: Dict[str, Any], result: Any, timeout: Optional[float]) -> None:
         self._track(method, params, result)
         with self._rlock:
             resent = id_ in self._was_resent
@@ -166,7 +159,6 @@ class RemoteClient(Client):
             with self._rlock:
                 seq = self._sessions.get(sid, 0)
             self._request(_ATTACH, {"sessionId": sid, "afterSeq": seq}, timeout, True)
-        return result
 
     def _track(self, method: str, params: Dict[str, Any], result: Any) -> None:
         with self._rlock:
@@ -325,31 +317,11 @@ class RemoteClient(Client):
         raise AttributeError("a remote sidecar has no pid here")
 
 
-def connect(
-    url: str,
-    token: Optional[str] = None,
-    *,
-    headers: Optional[Mapping[str, str]] = None,
-    permission_handler: Optional[PermissionHandler] = None,
-    connect_timeout: float = 10.0,
-    reconnect: Optional[ReconnectOptions] = None,
-    ping_interval: float = 15.0,
-    pong_timeout: float = 30.0,
-    ssl_context: Optional[ssl.SSLContext] = None,
-) -> RemoteClient:
-    """Connects to a sidecar's WebSocket listener: `connect("ws://127.0.0.1:7700", token)`.
+def connect(url: str, token: Optional[str] = None, **options: Any) -> RemoteClient:
+    """Connects to a sidecar's WebSocket listener: `connect("ws://127.0.0.1:7700", token)`;
+    options are RemoteClient's (headers, permission_handler, reconnect, ping_interval, …).
     A refused token raises A4aaError (peer_closed, "refused the token (HTTP 401)") at once."""
-    return RemoteClient(
-        url,
-        token,
-        headers=headers,
-        permission_handler=permission_handler,
-        connect_timeout=connect_timeout,
-        reconnect=reconnect,
-        ping_interval=ping_interval,
-        pong_timeout=pong_timeout,
-        ssl_context=ssl_context,
-    )
+    return RemoteClient(url, token, **options)
 
 
 __all__ = ["RemoteClient", "ReconnectOptions", "connect"]
