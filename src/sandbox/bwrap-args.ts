@@ -28,8 +28,8 @@ export interface BwrapPlan {
   tmp?: string;
   /** `filesystem: "cwd"`: host folders shown read-only at their own path (commandRoots). */
   readOnly?: string[];
-  /** Host files shown at a path inside (the model forwarder and its socket's folder). */
-  extra?: { from: string; at: string }[];
+  /** Host files shown at a path inside (the model forwarder, and its socket's folder writable). */
+  extra?: { from: string; at: string; writable?: boolean }[];
 }
 
 function linkTarget(p: string): string | null {
@@ -79,7 +79,7 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     for (const d of ro) if (!holdsHome(d)) args.push("--ro-bind", d, d);
   }
   args.push("--bind", plan.cwd, plan.cwd);
-  for (const e of plan.extra ?? []) if (e.from !== e.at) args.push("--ro-bind", e.from, e.at);
+  for (const e of plan.extra ?? []) if (e.from !== e.at) args.push(e.writable ? "--bind" : "--ro-bind", e.from, e.at);
   // The sandbox's own root (a tmpfs holding the mount points) is not writable either.
   if (plan.filesystem === "cwd") args.push("--remount-ro", "/");
   args.push("--chdir", plan.chdir ?? plan.cwd);

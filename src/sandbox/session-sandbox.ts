@@ -41,6 +41,8 @@ export class SessionSandbox implements SandboxWrappers {
   readonly agent: SpawnWrapper = { wrap: (c) => this.wrap(c, true) };
   readonly terminal: SpawnWrapper = { wrap: (c) => this.wrap(c, false) };
   private disposed = false;
+  /** Forwarders started (network "model"): each process of the session gets its own. */
+  private forwarders = 0;
 
   private constructor(
     private readonly s: SandboxSetup,
@@ -91,12 +93,15 @@ export class SessionSandbox implements SandboxWrappers {
       const netAt = insidePath(plan, net, "net");
       plan.extra = [
         { from: LAUNCHER, at: launcher },
-        { from: net, at: netAt },
+        { from: net, at: netAt, writable: true },
       ];
       const { host, port } = this.s.modelEndpoint!;
-      // The forwarder starts in the background (stdout away from the command's), the command at once.
-      const forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), path.posix.join(netAt, "model.sock")];
-      inner = ["/bin/sh", "-c", '"$0" "$1" "$2" "$3" "$4" "$5" >/dev/null </dev/null & shift 5; exec "$@"', ...forwarder, ...inner];
+      // The forwarder starts in the background (stdout away from the command's); the command
+      // starts once it listens (it creates its own `ready-N`), so that its first connection finds it.
+      const ready = path.posix.join(netAt, `ready-${++this.forwarders}`);
+      const forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), path.posix.join(netAt, "model.sock"), ready];
+      const script = '"$0" "$1" "$2" "$3" "$4" "$5" "$6" >/dev/null </dev/null & r=$6; shift 6; i=0; while [ ! -e "$r" ] && [ $i -lt 1000 ]; do sleep 0.005; i=$((i+1)); done; exec "$@"';
+      inner = ["/bin/sh", "-c", script, ...forwarder, ...inner];
     }
     return { file: this.s.bwrap, args: [...bwrapArgs(plan), "--", ...inner], env };
   }
