@@ -42,7 +42,7 @@ test(`R-REMOTE-10 soak: ${CUTS} forced disconnects during streaming turns with p
   const c: RemoteClient = await connect(proxy.url, {
     token: TOKEN,
     onLog: (t) => logs.push(t),
-    // Cuts come every ~80 ms: a reconnection may itself be cut, many times over.
+    // Cuts come every ~40 ms: a reconnection may itself be cut, many times over.
     reconnect: { initialDelayMs: 5, maxDelayMs: 100, maxAttempts: 10_000, maxTimeMs: 120_000 },
     onPermission: () => {
       asked++;
@@ -55,7 +55,7 @@ test(`R-REMOTE-10 soak: ${CUTS} forced disconnects during streaming turns with p
   let stopCutting = false;
   const cutter = (async () => {
     while (cuts < CUTS && !stopCutting) {
-      await new Promise((r) => setTimeout(r, 10 + Math.floor(random() * 140)));
+      await new Promise((r) => setTimeout(r, 5 + Math.floor(random() * 70)));
       proxy.cut();
       cuts++;
     }
