@@ -3,6 +3,7 @@ a TCP proxy the test cuts mid-turn."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
 import selectors
@@ -16,7 +17,7 @@ from typing import Dict, Iterator, List, Optional, cast
 
 import pytest
 
-from a4aa import A4aaError, MessageChunkEvent, PermissionCancelled, PermissionRequest, PermissionResponse, PermissionSelected, ReconnectOptions, RemoteClient, TurnEnd, connect
+from a4aa import A4aaError, AsyncClient, MessageChunkEvent, PermissionCancelled, PermissionRequest, PermissionResponse, PermissionSelected, ReconnectOptions, RemoteClient, TurnEnd, connect
 
 from conftest import CALL_TIMEOUT, ROOT, example_spec, sidecar_command
 
@@ -201,3 +202,36 @@ def test_r_remote_10_cuts_mid_turn_lose_nothing(listening: str) -> None:
     finally:
         c.close()
         proxy.close()
+
+
+def test_r_remote_10_async_client_connect_reconnects_mid_turn(listening: str) -> None:
+    async def main() -> None:
+        proxy = CutProxy(listening)
+
+        async def allow_async(req: PermissionRequest) -> PermissionResponse:
+            return allow(req)
+
+        c = await AsyncClient.connect(proxy.url, TOKEN, permission_handler=allow_async, reconnect=ReconnectOptions(initial_delay=0.02, max_delay=0.2, max_attempts=50))
+        try:
+            open_ = await c.session_open(spec=example_spec(), cwd=str(ROOT), timeout=CALL_TIMEOUT)
+            out = await c.session_prompt(session_id=open_.session_id, text="check the shell", timeout=CALL_TIMEOUT)
+            assert "it printed hello" in (out.text or "")
+            seen: List[object] = []
+            n = 0
+            async for item in c.prompt_stream(session_id=open_.session_id, text="/slow 20", timeout=CALL_TIMEOUT):
+                seen.append(item)
+                if isinstance(item, MessageChunkEvent) and item.text.startswith("chunk "):
+                    n += 1
+                    if n == 5:
+                        proxy.cut()
+            end = seen[-1]
+            assert isinstance(end, TurnEnd) and end.outcome is not None and end.outcome.stop_reason == "endTurn"
+            got = chunks(seen)
+            assert "".join(f"chunk {i} " for i in range(1, 21)) in got and got.count("chunk 1 ") == 1, got
+            assert c.reconnects == 1
+            await c.session_close(session_id=open_.session_id, timeout=CALL_TIMEOUT)
+        finally:
+            await c.close()
+            proxy.close()
+
+    asyncio.run(main())

@@ -20,6 +20,7 @@ from typing import IO, Any, AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from ._generated_methods import AsyncHostMethods
 from . import _generated_protocol as p
 from .client import _PROMPT, Client, StreamItem, _prompt_stream_step
+from .remote import RemoteClient
 from ._generated_protocol import PermissionRequest, PermissionResponse
 
 AsyncPermissionHandler = Callable[
@@ -93,6 +94,17 @@ class _Runtime(Client):
         return AsyncEventStream(self._loop)
 
 
+class _RemoteRuntime(RemoteClient):
+    """RemoteClient's runtime with asyncio event streams (AsyncClient.connect)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, *args: Any, **kwargs: Any) -> None:
+        self._loop = loop
+        super().__init__(*args, **kwargs)
+
+    def _new_sink(self) -> AsyncEventStream:
+        return AsyncEventStream(self._loop)
+
+
 class AsyncClient(AsyncHostMethods):
     """One connection to a sidecar it spawns, for asyncio. Create it inside a running event
     loop (`async with AsyncClient() as client:`). Typed calls: await ping(),
@@ -116,7 +128,7 @@ class AsyncClient(AsyncHostMethods):
         self._handler = permission_handler
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a4aa-writer")
         self._closing: Optional["asyncio.Future[int]"] = None
-        self._c = _Runtime(
+        self._c: Client = _Runtime(
             self._loop,
             command,
             env=env,
@@ -126,6 +138,24 @@ class AsyncClient(AsyncHostMethods):
             max_line_bytes=max_line_bytes,
             close_timeout=close_timeout,
         )
+
+    @classmethod
+    async def connect(cls, url: str, token: Optional[str] = None, *, permission_handler: Optional[AsyncPermissionHandler] = None, **options: Any) -> AsyncClient:
+        """A client of a sidecar reached over the network (`a4aa serve --listen`), for asyncio:
+        the same calls, reconnecting as a4aa.connect() does (options are RemoteClient's). A
+        refused token raises A4aaError (peer_closed) at once."""
+        self = cls.__new__(cls)
+        self._loop = asyncio.get_running_loop()
+        self._handler = permission_handler
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="a4aa-writer")
+        self._closing = None
+        answer = self._answer_on_loop if permission_handler is not None else None
+        try:
+            self._c = await self._loop.run_in_executor(None, lambda: _RemoteRuntime(self._loop, url, token, permission_handler=answer, **options))
+        except BaseException:
+            self._writer.shutdown(wait=False)
+            raise
+        return self
 
     def _answer_on_loop(self, req: PermissionRequest) -> Optional[PermissionResponse]:
         """Runs in the runtime's thread for this request: hands it to the loop and waits."""
@@ -143,11 +173,11 @@ class AsyncClient(AsyncHostMethods):
 
     async def call(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None) -> Any:
         """Sends any request and returns its raw result; the typed methods are the usual way."""
-        return await self._request(method, params if params is not None else {}, timeout)
+        return await self._request(method, params if params is not None else {}, timeout, raw=True)
 
-    async def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float]) -> Any:
+    async def _request(self, method: str, params: Dict[str, Any], timeout: Optional[float], raw: bool = False) -> Any:
         c = self._c
-        id_, fut, line = c._register(method, params)
+        id_, fut, line = c._register(method, params, raw)
         try:
             await self._loop.run_in_executor(self._writer, c._send, id_, line)
             result = await asyncio.wait_for(asyncio.wrap_future(fut, loop=self._loop), timeout)
@@ -159,6 +189,9 @@ class AsyncClient(AsyncHostMethods):
             c._forget(id_, e)
             raise
         c._answered(method, params)
+        if isinstance(c, RemoteClient):
+            # A remote runtime tracks its sessions here (and may attach one: not on the loop).
+            await self._loop.run_in_executor(self._writer, c._settled, id_, method, params, result, timeout)
         return result
 
     def events(self, session_id: str) -> AsyncEventStream:
@@ -232,6 +265,11 @@ class AsyncClient(AsyncHostMethods):
     @property
     def pid(self) -> int:
         return self._c.pid
+
+    @property
+    def reconnects(self) -> int:
+        """How many times a connected client reconnected (0 for a spawned one)."""
+        return self._c.reconnects if isinstance(self._c, RemoteClient) else 0
 
     async def __aenter__(self) -> AsyncClient:
         return self
