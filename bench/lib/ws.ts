@@ -1,6 +1,7 @@
 // The bench's host side over a sidecar's WebSocket listener (`serve --listen ws://…`): one
 // JSON-RPC message a text frame, the same call/ok as the NDJSON Conn.
 import type { ChildProcess } from "node:child_process";
+import { startSidecar } from "./proc.js";
 import WebSocket from "ws";
 import type { Msg } from "./ndjson.js";
 
@@ -71,4 +72,11 @@ export function listeningUrl(side: ChildProcess): Promise<string> {
     side.stderr!.on("data", onData);
     side.once("exit", (code) => reject(new Error(`the sidecar exited ${code} before listening: ${text.slice(-500)}`)));
   });
+}
+
+/** `a4aa serve --listen ws://127.0.0.1:0 …args`, once it listens: its ws:// and http:// URLs. */
+export async function listeningSidecar(args: string[] = []): Promise<{ side: ChildProcess; url: string; http: string }> {
+  const side = startSidecar(["--listen", "ws://127.0.0.1:0", ...args]);
+  const url = await listeningUrl(side);
+  return { side, url, http: url.replace(/^ws/, "http") };
 }

@@ -15,7 +15,7 @@ import { DIST, MARKER, MARKER_ENV, exited, memBytes, sleep, startSidecar, stop, 
 import { row, type Row } from "../lib/report.js";
 import { LIGHT_AGENT, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
-import { WsConn, listeningUrl } from "../lib/ws.js";
+import { WsConn, listeningSidecar } from "../lib/ws.js";
 import type { SuiteContext } from "./context.js";
 
 interface Caller {
@@ -33,13 +33,6 @@ interface Burst {
 const EXAMPLE_AGENT = `${DIST}src/examples/example-agent.js`;
 const exampleSpec = () => ({ id: "example", lane: "acp", command: { program: process.execPath, args: [EXAMPLE_AGENT, "--delay-ms", "1"], env: { policy: "sanitized", inherit: ["PATH", "HOME"], set: { [MARKER_ENV]: MARKER } } } });
 const room = (n: number) => ["--max-agent-processes", String(n + 16)];
-
-/** A sidecar listening on a loopback port; resolves once it listens. */
-async function listening(args: string[] = []): Promise<{ side: ChildProcess; url: string; http: string }> {
-  const side = startSidecar(["--listen", "ws://127.0.0.1:0", ...args]);
-  const url = await listeningUrl(side);
-  return { side, url, http: url.replace(/^ws/, "http") };
-}
 
 async function burst(caller: Caller, n: number, http?: string): Promise<Burst & { ids: string[] }> {
   const opens: number[] = [];
@@ -97,7 +90,7 @@ async function direct(n: number): Promise<Burst & { closeMs: number }> {
 
 /** N opens at once over ws (with /readyz probed), RSS per idle session, then SIGTERM → exit. */
 async function viaWs(n: number): Promise<Burst & { rssPerSession: number; closeMs: number }> {
-  const { side, url, http } = await listening(room(n));
+  const { side, url, http } = await listeningSidecar(room(n));
   try {
     const conn = await WsConn.open(url);
     await conn.ok("ping", {});
@@ -130,7 +123,7 @@ async function viaStdio(n: number): Promise<Burst> {
 
 /** /metrics scraped 20 times with `m` sessions held. */
 async function scrape(m: number): Promise<{ p50: number; max: number; bytes: number }> {
-  const { side, url, http } = await listening(room(m));
+  const { side, url, http } = await listeningSidecar(room(m));
   try {
     const conn = await WsConn.open(url);
     for (let i = 0; i < m; i += 100) await Promise.all(Array.from({ length: Math.min(100, m - i) }, () => conn.ok("session/open", { spec: lightSpec() })));
@@ -153,7 +146,7 @@ async function scrape(m: number): Promise<{ p50: number; max: number; bytes: num
 
 /** 10 turns of about 1 s in flight, then SIGTERM: until the last answer, and until exit. */
 async function drainWithTurns(): Promise<{ lastAnswerMs: number; exitMs: number; finished: number }> {
-  const { side, url } = await listening(["--drain-timeout", "30000"]);
+  const { side, url } = await listeningSidecar(["--drain-timeout", "30000"]);
   try {
     const conn = await WsConn.open(url);
     const ids = await Promise.all(Array.from({ length: 10 }, async () => (await conn.ok("session/open", { spec: exampleSpec() })).sessionId as string));
@@ -190,7 +183,7 @@ async function sequentialOpens(k: number): Promise<{ ws: number; stdio: number }
     }
     return quantile(lat, 0.5);
   };
-  const { side, url } = await listening();
+  const { side, url } = await listeningSidecar();
   let ws: number;
   try {
     const conn = await WsConn.open(url);

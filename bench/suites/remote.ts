@@ -13,7 +13,7 @@ import { DIST, memBytes, sleep, startSidecar, stop, track, withTimeout } from ".
 import { row, type Row } from "../lib/report.js";
 import { floodSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
-import { WsConn, listeningUrl } from "../lib/ws.js";
+import { WsConn, listeningSidecar } from "../lib/ws.js";
 import type { SuiteContext } from "./context.js";
 
 const WS_ECHO = `${DIST}bench/baselines/ws-echo.js`;
@@ -23,11 +23,6 @@ const SIZE = 16;
 function stopListening(side: ChildProcess): Promise<number | null> {
   side.kill("SIGTERM");
   return stop(side);
-}
-
-async function listening(): Promise<{ side: ChildProcess; url: string }> {
-  const side = startSidecar(["--listen", "ws://127.0.0.1:0"]);
-  return { side, url: await listeningUrl(side) };
 }
 
 /** Events per second of one flood turn of `n` chunks, read over `conn`. */
@@ -55,7 +50,7 @@ async function overStdio(n: number): Promise<number> {
 }
 
 async function overWs(n: number): Promise<number> {
-  const { side, url } = await listening();
+  const { side, url } = await listeningSidecar();
   const conn = await WsConn.open(url);
   try {
     return await streamRate(conn, n);
@@ -100,7 +95,7 @@ async function echoPing(n: number): Promise<number> {
 }
 
 async function sidecarPing(n: number): Promise<number> {
-  const { side, url } = await listening();
+  const { side, url } = await listeningSidecar();
   const conn = await WsConn.open(url);
   try {
     return await pingP50(conn, n);
@@ -112,7 +107,7 @@ async function sidecarPing(n: number): Promise<number> {
 
 /** A turn of `n` events journaled, then a second connection attaches from seq 0. */
 async function catchUp(n: number): Promise<{ attachMs: number; historyMs: number; events: number }> {
-  const { side, url } = await listening();
+  const { side, url } = await listeningSidecar();
   const a = await WsConn.open(url);
   const b = await WsConn.open(url);
   try {
@@ -147,7 +142,7 @@ async function catchUp(n: number): Promise<{ attachMs: number; historyMs: number
 
 /** The sidecar's RSS growth with `n` idle connections (none of them opens anything). */
 async function idleConnections(n: number): Promise<{ perConnKiB: number; totalMiB: number }> {
-  const { side, url } = await listening();
+  const { side, url } = await listeningSidecar();
   const conns: WsConn[] = [];
   try {
     const warm = await WsConn.open(url);

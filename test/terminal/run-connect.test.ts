@@ -7,22 +7,20 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import WebSocket from "ws";
 import { CLI, exampleAgentSpec, killMarked, newMarker, waitNoProcesses } from "../helpers/sidecar.js";
 import { TmuxPane, tmuxInstalled } from "../helpers/tmux.js";
 import { scratchDir } from "../helpers/tmp.js";
-import { ListeningSidecar } from "../integration/remote/setup.js";
+import { ListeningSidecar, WsHost } from "../integration/remote/setup.js";
 
 const TOKEN = "run-connect-token-0123456789";
 
 async function sessionsList(url: string): Promise<{ sessionId: string; state: string; attached: number }[]> {
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } });
-  await new Promise((r, j) => (ws.once("open", r), ws.once("error", j)));
-  const answer = new Promise<any>((r) => ws.once("message", (d) => r(JSON.parse(String(d)))));
-  ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "sessions/list", params: {} }));
-  const { result } = await answer;
-  ws.close();
-  return result.sessions;
+  const h = await WsHost.connect(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+  try {
+    return (await h.request("sessions/list", {})).sessions;
+  } finally {
+    h.ws.close();
+  }
 }
 
 describe("a4aa run --connect (tmux)", { skip: tmuxInstalled() ? false : "tmux is not installed (run-tmux.test.ts fails for it)" }, () => {

@@ -94,15 +94,8 @@ class _Runtime(Client):
         return AsyncEventStream(self._loop)
 
 
-class _RemoteRuntime(RemoteClient):
+class _RemoteRuntime(_Runtime, RemoteClient):
     """RemoteClient's runtime with asyncio event streams (AsyncClient.connect)."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, *args: Any, **kwargs: Any) -> None:
-        self._loop = loop
-        super().__init__(*args, **kwargs)
-
-    def _new_sink(self) -> AsyncEventStream:
-        return AsyncEventStream(self._loop)
 
 
 class AsyncClient(AsyncHostMethods):
