@@ -110,9 +110,12 @@ export class SessionSandbox implements SandboxWrappers {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    await this.relay?.close();
+    // The folder goes at once (its socket file with it), so that a closed session has left nothing
+    // by the time its close is answered; the relay's listener then stops.
+    const closed = this.relay?.close();
     rmSync(this.root, { recursive: true, force: true });
     releaseTemp(this.root);
+    await closed;
   }
 }
 
