@@ -41,7 +41,7 @@ export function fromPeerError(e: unknown, refused: Refusal): unknown {
 }
 
 export interface AgentProcessOptions
-  extends Pick<AgentLinkOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
+  extends Pick<AgentLinkOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse" | "parseCommon"> {
   /** How logs and errors name the agent ("the agent", "codex app-server"). */
   name: string;
   /** Whether a turn is running: the agent's stderr lines are streamed only then. */
@@ -83,6 +83,7 @@ export class AgentProcess {
       onRequest: o.onRequest,
       onNotification: o.onNotification,
       onUnmatchedResponse: o.onUnmatchedResponse,
+      parseCommon: o.parseCommon,
       onNoise: (line, reason) => this.onNoise(line, reason),
       onOverflow: (bytes) => this.die(errors.outputLimit(this.phase === "handshake" ? "initialize" : "prompt", ctx.maxOutputBytes), `a ${bytes}-byte line`),
       onEnd: () => whenStdoutEndsWithoutExit(proc, () => this.stdoutClosed()),

@@ -27,7 +27,7 @@ interface Unbound {
   timer: NodeJS.Timeout;
 }
 
-export interface SharedProcessOptions extends Pick<AgentProcessOptions, "name" | "modeHint" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
+export interface SharedProcessOptions extends Pick<AgentProcessOptions, "name" | "modeHint" | "requireVersion" | "writeVersion" | "onUnmatchedResponse" | "parseCommon"> {
   /** The agent-side session a message is about (ACP sessionId, Codex threadId), or null. */
   sessionOf(method: string, params: unknown): string | null;
   /** Notifications naming no session that are the whole process's (Codex's account rate limits): every session gets them. Others are dropped. */
@@ -77,6 +77,7 @@ export class SharedProcess implements PooledProcess {
       requireVersion: o.requireVersion,
       writeVersion: o.writeVersion,
       onUnmatchedResponse: o.onUnmatchedResponse,
+      parseCommon: o.parseCommon,
       onRequest: (method, params, rctx) => this.route(method, params, rctx) as Promise<unknown>,
       onNotification: (method, params) => void this.route(method, params, null),
       // Its stderr belongs to no one session: it is kept for error details, never streamed.

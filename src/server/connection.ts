@@ -13,6 +13,7 @@ import { RawJson } from "../transport/raw-id.js";
 import type { SessionService, Viewer } from "../sessions/service.js";
 import { formatParamsErrors } from "./params-errors.js";
 import { discoverDocument } from "./discover.js";
+import { eventParamsJson } from "./event-json.js";
 import type { Operations } from "./operations.js";
 
 export interface ConnectionOptions {
@@ -125,7 +126,9 @@ export class HostConnection implements Viewer {
   // --- Viewer: what the sessions send this connection ---
 
   event(sessionId: string, event: AgentEvent, seq: number): void {
-    this.peer.notify("session/event", { sessionId, event, seq });
+    const json = eventParamsJson(sessionId, event, seq);
+    if (json === undefined) this.peer.rpc.notify("session/event", { sessionId, event, seq });
+    else this.peer.rpc.notifyJson("session/event", json);
   }
 
   requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<unknown> {

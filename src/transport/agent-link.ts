@@ -4,7 +4,7 @@
 import type { Readable, Writable } from "node:stream";
 import { RpcErrorCode } from "../errors.js";
 import { RpcHandlerError, type JsonRpcPeer, type PeerOptions } from "./json-rpc.js";
-import { NdjsonPeer, type BadLineKind } from "./ndjson-peer.js";
+import { NdjsonPeer, type BadLineKind, type NdjsonPeerOptions } from "./ndjson-peer.js";
 import type { FlowGate } from "./flow-gate.js";
 
 /**
@@ -14,7 +14,8 @@ import type { FlowGate } from "./flow-gate.js";
 export type NoiseKind = Exclude<BadLineKind, "frame_too_large" | "invalid_utf8"> | "invalid";
 
 export interface AgentLinkOptions
-  extends Pick<PeerOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse"> {
+  extends Pick<PeerOptions, "onRequest" | "onNotification" | "requireVersion" | "writeVersion" | "onUnmatchedResponse">,
+    Pick<NdjsonPeerOptions, "parseCommon"> {
   stdin: Writable;
   stdout: Readable;
   /** Most bytes one line may hold. */
@@ -42,6 +43,7 @@ export class AgentLink {
       // Agents' bytes are passed on as they decode; only the host link refuses bad UTF-8.
       checkUtf8: false,
       objectsOnly: true,
+      parseCommon: o.parseCommon,
       // Unbatched: the stop ladder may end stdin right after a write. A big message (a
       // 64 MiB prompt) still goes out a slice at a time, in order with what follows it.
       batchWrites: false,

@@ -270,6 +270,15 @@ export class JsonRpcPeer {
     this.send(msg, false);
   }
 
+  /**
+   * A notification whose params are already JSON text (an object, no big string): the
+   * message is written around it, byte for byte what notify would write.
+   */
+  notifyJson(method: string, paramsJson: string): void {
+    if (this.closedWith) return;
+    this.opts.sendLine(`${this.opts.writeVersion ? '{"jsonrpc":"2.0","method":' : '{"method":'}${JSON.stringify(method)},"params":${paramsJson}}`);
+  }
+
   /** `raw`: the message holds a RawJson id to write verbatim. */
   private send(msg: unknown, raw: boolean): void {
     if (this.opts.sendMessage) this.opts.sendMessage(msg, raw);

@@ -38,6 +38,11 @@ export interface NdjsonPeerOptions extends Omit<PeerOptions, "sendLine" | "sendM
   maxDepth?: number;
   /** Refuse lines that are not UTF-8 (else they are decoded with U+FFFD). */
   checkUtf8: boolean;
+  /**
+   * A cheaper parser for the line most often seen: the value JSON.parse would give, or
+   * undefined (then the line is depth-checked and parsed as any other).
+   */
+  parseCommon?: (text: string) => unknown;
   /** Lines that do not start with `{` are bad lines (`not_object`), not handed to the peer. */
   objectsOnly?: boolean;
   /** Coalesce the lines of one tick into one write (default true); see NdjsonWriter. */
@@ -92,6 +97,8 @@ export class NdjsonPeer {
           o.onBadLine({ kind: "not_object", detail: "not a JSON object", text });
           return SKIP;
         }
+        const common = o.parseCommon?.(text);
+        if (common !== undefined) return common;
         // Depth-checked before JSON.parse: nothing recursive may ever see a deeper value.
         const r = parseJsonChecked(text, maxDepth);
         if (r.ok) return r.value;

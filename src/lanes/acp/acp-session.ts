@@ -26,7 +26,7 @@ import type { LaneContext, LanePermissionOption, LaneSession, TurnInput } from "
 import { OwnChannel, type LaneChannel, type RoutedSession } from "../lane-channel.js";
 import { ConfinedFs } from "./fs.js";
 import { contentTexts, mapKind, mapMetaQuotaUsage, mapPromptUsage, mapStopReason, mapUpdate, type ToolCallMemory } from "./map-update.js";
-import { isPlainTextChunk } from "./plain-chunk.js";
+import { isPlainTextChunk, parseTextChunkLine } from "./plain-chunk.js";
 import { currentValue, markCurrent, offered, selectorCall, type SelectorKind } from "./selectors.js";
 import { Terminals } from "./terminals.js";
 import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
@@ -340,6 +340,6 @@ export class AcpLaneSession implements LaneSession {
 
 export function openAcpSession(ctx: LaneContext<AcpAgentSpec>): Promise<AcpLaneSession> {
   return openAgentProcess(ctx, (proc) =>
-    new AcpLaneSession(ctx, (h) => new OwnChannel(new AgentProcess(ctx, proc, { name: "the agent", modeHint: ACP_MODE_HINT, requireVersion: false, writeVersion: true, ...h }))),
+    new AcpLaneSession(ctx, (h) => new OwnChannel(new AgentProcess(ctx, proc, { name: "the agent", modeHint: ACP_MODE_HINT, requireVersion: false, writeVersion: true, parseCommon: parseTextChunkLine, ...h }))),
   );
 }

@@ -7,6 +7,7 @@ import type { LaneContext, ShareSetup } from "../lane.js";
 import { SharedChannel, SharedProcess, laneShareKey, shareSetupOf, startSharedProcess } from "../shared-process.js";
 import { AcpLaneSession } from "./acp-session.js";
 import { ACP_MODE_HINT, acpInitialize, type AcpInit } from "./initialize.js";
+import { parseTextChunkLine } from "./plain-chunk.js";
 
 /** The sharing key of an ACP spec: the process's launch, plus what `initialize` tells the agent. */
 export function acpShareKey(s: ShareSetup): string {
@@ -23,6 +24,7 @@ export class SharedAcpProcess extends SharedProcess {
       modeHint: ACP_MODE_HINT,
       requireVersion: false,
       writeVersion: true,
+      parseCommon: parseTextChunkLine,
       idName: "sessionId",
       broadcast: () => false,
       sessionOf: (_method, params) => {
