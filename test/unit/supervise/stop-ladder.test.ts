@@ -75,7 +75,8 @@ test("R-SUP-4: a killed guard is replaced again and again; while none runs, arme
   };
   let pid = g.pid!;
   let refused = 0;
-  for (let i = 0; i < 8; i++) {
+  // Five quick deaths: replaced at once, then after 50, 100, 200 and 400 ms.
+  for (let i = 0; i < 5; i++) {
     process.kill(pid, "SIGKILL");
     // From the second quick death on, the replacement waits (50 ms, 100 ms, …): opens meanwhile fail closed.
     while (g.pid === pid) await new Promise((r) => setTimeout(r, 1));
@@ -88,8 +89,8 @@ test("R-SUP-4: a killed guard is replaced again and again; while none runs, arme
     }
     pid = await waitPid(pid);
   }
-  assert.ok(refused >= 6, `refused ${refused} of 8 times while backing off`);
-  assert.equal(g.starts, 9, "replaced every time, without a limit");
+  assert.ok(refused >= 3, `refused ${refused} of 5 times while backing off`);
+  assert.equal(g.starts, 6, "replaced every time, without a limit");
   assert.equal(g.armed(), null);
   process.kill(pid, "SIGKILL");
 });
