@@ -106,7 +106,12 @@ test("R-REMOTE-3: a session nobody is attached to for --detach-ttl is closed, it
   assert.equal((await a.request("sessions/list")).sessions[0].attached, 0);
   assert.equal(processesWithMarker(m).length, 1);
   assert.deepEqual(await waitNoProcesses(m, 10_000), [], "the abandoned session's agent was stopped");
-  assert.deepEqual((await a.request("sessions/list")).sessions, []);
+  // The agent is gone first; the session leaves the list once its close has finished.
+  let left = (await a.request("sessions/list")).sessions;
+  for (const deadline = Date.now() + 5000; left.length && Date.now() < deadline; left = (await a.request("sessions/list")).sessions) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(left, []);
   assert.equal((await a.call("session/attach", { sessionId: keep })).error?.data?.code, "unknown_session");
   assert.deepEqual(await s.stop(), { code: 0, signal: null });
 });

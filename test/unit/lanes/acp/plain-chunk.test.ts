@@ -40,7 +40,7 @@ const line = (sid: string, kind: string, text: string) =>
   `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":${JSON.stringify(sid)},"update":{"sessionUpdate":"${kind}","content":{"type":"text","text":${JSON.stringify(text)}}}}}`;
 
 test("parseTextChunkLine gives JSON.parse's value for text chunks, escapes and all", () => {
-  const texts = ["", "hello", 'quote " backslash \\ slash /', "line\nbreak\ttab\r\b\f", "\u0000\u001f control", "é😀 中文", "\ud800 lone", "\u2028\u2029", "x".repeat(100_000)];
+  const texts = ["", "hello", 'quote " backslash \\ slash /', "line\nbreak\ttab\r\b\f", "\u0000\u001f control", "é😀 中文", "\ud800 lone", "\u2028\u2029", "x".repeat(800)];
   for (const kind of ["agent_message_chunk", "agent_thought_chunk"]) {
     for (const text of texts) {
       const l = line("sess-1", kind, text);
@@ -51,6 +51,8 @@ test("parseTextChunkLine gives JSON.parse's value for text chunks, escapes and a
   const odd = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\\u0041\\/\\u00e9\\ud83d\\ude00"}}}}';
   assert.deepEqual(parseTextChunkLine(odd), JSON.parse(odd));
   assert.equal((parseTextChunkLine(odd) as any).params.update.content.text, "A/é😀");
+  // A long line is JSON.parse's (as fast from about 1 KiB on, and no regular expression runs over MiBs).
+  assert.equal(parseTextChunkLine(line("s", "agent_message_chunk", "x".repeat(2000))), undefined);
 });
 
 test("parseTextChunkLine declines every other line (JSON.parse then decides)", () => {
