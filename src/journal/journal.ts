@@ -8,21 +8,18 @@ export const JOURNAL_MAX_EVENTS: number = LIMITS.historyMaxEvents;
 export const JOURNAL_MAX_BYTES: number = LIMITS.historyMaxBytes;
 export const HISTORY_MAX_LIMIT: number = DEFAULTS.SessionHistoryParams.limit;
 
-interface Kept {
-  seq: number;
-  event: AgentEvent;
-  bytes: number;
-}
-
 export interface JournalLimits {
   maxEvents: number;
   maxBytes: number;
 }
 
 export class Journal {
-  /** Entries before `head` were dropped and are cleared, so that their events can be freed. */
-  private kept: (Kept | undefined)[] = [];
-  /** Index of the oldest kept entry in `kept` (entries before it were dropped). */
+  // Kept events and their sizes side by side (no wrapper object per event: a stream's events
+  // stay alive until dropped, and every object the collector has to move costs). Entries
+  // before `head` were dropped and are cleared, so that their events can be freed; seqs are
+  // consecutive, so `events[head]` has seq `last - size + 1`.
+  private events: (AgentEvent | undefined)[] = [];
+  private sizes: number[] = [];
   private head = 0;
   private bytes = 0;
   private last = 0;
@@ -32,23 +29,25 @@ export class Journal {
   /** Numbers and keeps `event`; returns its seq. `bytes`: its serialized size, if known. */
   append(event: AgentEvent, bytes = approximateBytes(event)): number {
     const seq = ++this.last;
-    this.kept.push({ seq, event, bytes });
+    this.events.push(event);
+    this.sizes.push(bytes);
     this.bytes += bytes;
     while (this.size > this.limits.maxEvents || (this.bytes > this.limits.maxBytes && this.size > 1)) {
-      this.bytes -= this.kept[this.head]!.bytes;
-      this.kept[this.head] = undefined;
+      this.bytes -= this.sizes[this.head]!;
+      this.events[this.head] = undefined;
       this.head++;
     }
     // Compacting now and then keeps the drop O(1) amortised.
-    if (this.head > 4096 && this.head * 2 > this.kept.length) {
-      this.kept = this.kept.slice(this.head);
+    if (this.head > 4096 && this.head * 2 > this.events.length) {
+      this.events = this.events.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
       this.head = 0;
     }
     return seq;
   }
 
   get size(): number {
-    return this.kept.length - this.head;
+    return this.events.length - this.head;
   }
 
   get lastSeq(): number {
@@ -57,7 +56,7 @@ export class Journal {
 
   /** The oldest seq still kept (lastSeq + 1 when nothing is). */
   get firstSeq(): number {
-    return this.size ? this.kept[this.head]!.seq : this.last + 1;
+    return this.last - this.size + 1;
   }
 
   /** Bytes of the events kept (as serialized JSON). */
@@ -70,9 +69,8 @@ export class Journal {
     // Seqs are consecutive, so the start is found by arithmetic.
     const from = this.head + Math.max(0, afterSeq + 1 - first);
     const events: HistoryEntry[] = [];
-    for (let i = from; i < this.kept.length && events.length < limit; i++) {
-      const k = this.kept[i]!;
-      events.push({ seq: k.seq, event: k.event });
+    for (let i = from; i < this.events.length && events.length < limit; i++) {
+      events.push({ seq: first + (i - this.head), event: this.events[i]! });
     }
     return { events, firstSeq: first, lastSeq: this.last };
   }

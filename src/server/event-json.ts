@@ -3,7 +3,7 @@
 // envelope is written around the event's own JSON instead of serialising a new object
 // per connection.
 import type { AgentEvent } from "../../generated/ts/types.js";
-import { hasBigString } from "../transport/serialize.js";
+import { BIG_STRING_CHARS, hasBigString } from "../transport/serialize.js";
 
 let last: { sessionId: string; event: AgentEvent; seq: number; json: string } | undefined;
 let lastSession = { id: "", json: '""' };
@@ -14,9 +14,17 @@ let lastSession = { id: "", json: '""' };
  */
 export function eventParamsJson(sessionId: string, event: AgentEvent, seq: number): string | undefined {
   if (last && last.event === event && last.seq === seq && last.sessionId === sessionId) return last.json;
-  if (hasBigString(event)) return undefined;
   if (lastSession.id !== sessionId) lastSession = { id: sessionId, json: JSON.stringify(sessionId) };
-  const json = `{"sessionId":${lastSession.json},"event":${JSON.stringify(event)},"seq":${seq}}`;
+  let e: string;
+  // A chunk of text (the schema allows it no other member) is written without walking it.
+  if (event.type === "messageChunk" || event.type === "thoughtChunk") {
+    if (event.text.length > BIG_STRING_CHARS) return undefined;
+    e = `{"type":"${event.type}","text":${JSON.stringify(event.text)}}`;
+  } else {
+    if (hasBigString(event)) return undefined;
+    e = JSON.stringify(event);
+  }
+  const json = `{"sessionId":${lastSession.json},"event":${e},"seq":${seq}}`;
   last = { sessionId, event, seq, json };
   return json;
 }
