@@ -44,12 +44,16 @@ if (!files.length) {
 const run = process.env.A4AA_TEST_RUN || `r${randomBytes(4).toString("hex")}`;
 const realAgents = files.some((f) => /[/\\]test[/\\](real|agents)[/\\]/.test(f));
 const grace = process.env.A4AA_TEST_GRACE_MS ?? (realAgents ? undefined : "300");
+// npm test's files wait on processes and timers more than they compute: three at a time on
+// two cores (about 97 s instead of 120 here). The heavier suites (real agents, floods) two.
+const quick = files.every((f) => /[/\\]test[/\\](unit|integration)[/\\]/.test(f));
+const concurrency = process.env.A4AA_TEST_CONCURRENCY ?? (quick ? 3 : 2);
 const hasReporter = passthrough.some((a) => a.startsWith("--test-reporter"));
 const r = spawnSync(
   process.execPath,
   [
     "--test",
-    `--test-concurrency=${process.env.A4AA_TEST_CONCURRENCY ?? 2}`,
+    `--test-concurrency=${concurrency}`,
     "--test-timeout=120000",
     // The spec reporter, and the slowest files at the end (scripts/test-times.mjs).
     ...(hasReporter
