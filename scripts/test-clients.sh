@@ -5,7 +5,8 @@
 #   Python  pip install ./clients/python into a throwaway venv (no index), mypy
 #           --strict (when installed), pytest, then the README's example host
 #   TS      node's test runner on test/clients (client, shared examples, schema change)
-# Every suite runs even when an earlier one fails (each runs in its own `set -e` subshell); the exit status says whether all passed.
+# The suites run at the same time, each in its own `set -e` subshell; their outputs are printed
+# one after another, and the exit status says whether all passed.
 # A4AA_DIST points at another build; CLIENTS=go,python,ts picks suites.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,9 +38,8 @@ check_host() {
   grep -q '\[execute: ' "$out" && grep -q 'it printed hello' "$out" && grep -q '^stop reason: endTurn$' "$out"
 }
 
-if want go; then
+suite_go() {
   step "Go ($(go version 2>/dev/null || echo 'go: not installed'))"
-  RESULT[go]=fail
   if command -v go >/dev/null; then
     (
       cd clients/go || exit 1
@@ -52,15 +52,14 @@ if want go; then
       timeout 120 go run ./examples/host | tee "$WORK/go-host.out"
       check_host "$WORK/go-host.out"
     )
-    [ $? -eq 0 ] && RESULT[go]=pass
   else
     echo "go is not installed: apt-get install -y golang-go"
+    return 1
   fi
-fi
+}
 
-if want python; then
+suite_python() {
   step "Python ($(python3 --version))"
-  RESULT[python]=fail
   (
     set -e
     # --system-site-packages for pytest; the client installs as the README says (its own
@@ -80,16 +79,29 @@ if want python; then
     timeout 120 "$PY" examples/host.py | tee "$WORK/py-host.out"
     check_host "$WORK/py-host.out"
   )
-  [ $? -eq 0 ] && RESULT[python]=pass
-fi
+}
 
-if want ts; then
+suite_ts() {
   step "TypeScript (node $(node --version))"
-  RESULT[ts]=fail
   [ -d dist/test/clients ] || { echo "dist/test/clients is missing (run npm run build)"; }
   # run-tests.mjs gives each file 120 s; the 64 MiB and schema-change files may need more on a busy machine.
-  timeout 1500 node scripts/run-tests.mjs test/clients --test-timeout=900000 && RESULT[ts]=pass
-fi
+  timeout 1500 node scripts/run-tests.mjs test/clients --test-timeout=900000
+}
+
+# The three suites run at once (they wait on sidecars more than they compute: ~80 s one after
+# another here); each one's output is printed whole when all are done, in this order.
+for k in go python ts; do
+  want $k || continue
+  (suite_$k >"$WORK/$k.log" 2>&1; echo $? >"$WORK/$k.rc") &
+done
+wait
+for k in go python ts; do
+  want $k || continue
+  cat "$WORK/$k.log"
+  RESULT[$k]=fail
+  [ "$(cat "$WORK/$k.rc" 2>/dev/null)" = 0 ] && RESULT[$k]=pass
+done
+
 
 step "summary"
 status=0
