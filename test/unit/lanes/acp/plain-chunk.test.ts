@@ -72,14 +72,5 @@ test("parseTextChunkLine declines every other line (JSON.parse then decides)", (
     good.replace('"text":"t"', '"text":"ends in a backslash\\"'),
     line("s", "agent_message_chunk", "t").replace('{"jsonrpc"', '{"id":1,"jsonrpc"'),
   ];
-  for (const l of others) {
-    assert.equal(parseTextChunkLine(l), undefined, l);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(l);
-    } catch {
-      continue;
-    }
-    assert.ok(parsed, l);
-  }
+  for (const l of others) assert.equal(parseTextChunkLine(l), undefined, l);
 });
