@@ -13,6 +13,8 @@ const HARD_EXTRA_BYTES = 64 * 1024 * 1024;
 export interface OutboundSink {
   /** Sends one NDJSON line's JSON (WebSocket: one text frame) or raw bytes (unix socket). */
   send(text: string): void;
+  /** `framed`: sends the lines of one write, each one message, in order (else `send` each). */
+  sendLines?(lines: string[]): void;
   /** Bytes handed over and not yet written to the network. */
   pending(): number;
   /** Closes the connection because it fell behind. */
@@ -44,14 +46,18 @@ export function boundedOutput(sink: OutboundSink, maxBytes: number, framed: bool
       const text = typeof chunk === "string" ? chunk : chunk.toString("utf8");
       if (!framed) sink.send(text);
       else {
+        const lines: string[] = [];
         let start = 0;
         for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
           const line = text.slice(start, nl);
-          sink.send(partial ? partial + line : line);
+          lines.push(partial ? partial + line : line);
           partial = "";
           start = nl + 1;
         }
         if (start < text.length) partial += text.slice(start);
+        if (sink.sendLines) {
+          if (lines.length) sink.sendLines(lines);
+        } else for (const line of lines) sink.send(line);
       }
       const pending = sink.pending();
       if (pending > maxBytes + HARD_EXTRA_BYTES) tooSlow();

@@ -16,6 +16,7 @@ import type { AcceptedLink, Listener } from "../server/server.js";
 import type { ListenAddress } from "./address.js";
 import { bearerToken, type TokenFile } from "./auth.js";
 import { boundedOutput } from "./outbound.js";
+import { MAX_BATCHED_CHARS, textFrames } from "./ws-frames.js";
 
 export const DEFAULT_PING_INTERVAL_MS = 15_000;
 export const DEFAULT_PONG_TIMEOUT_MS = 30_000;
@@ -160,6 +161,21 @@ export class WsListener implements Listener {
             process.nextTick(() => socket.uncork());
           }
           ws.send(text);
+        },
+        sendLines: (lines) => {
+          // The frames of one write built into one buffer, one system call: a streaming turn's
+          // events are many small frames (ws writes a header and a payload for each). Written
+          // to the socket directly, in order with what ws writes itself (never compressed or
+          // queued here: no permessage-deflate, no blobs). Big messages go through ws.
+          const socket = (ws as unknown as { _socket?: Socket })._socket;
+          if (ws.readyState !== ws.OPEN || !socket) return;
+          let from = 0;
+          for (let i = 0; i <= lines.length; i++) {
+            if (i < lines.length && lines[i]!.length <= MAX_BATCHED_CHARS) continue;
+            if (i > from) socket.write(textFrames(lines, from, i));
+            if (i < lines.length) ws.send(lines[i]!);
+            from = i + 1;
+          }
         },
         pending: () => ws.bufferedAmount,
         slow: () => {
