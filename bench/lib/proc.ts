@@ -126,6 +126,9 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
 
 export const MiB = 1024 * 1024;
 
+/** `serve` flags leaving room for `n` agents under --max-agent-processes (default 256). */
+export const roomFor = (n: number): string[] => ["--max-agent-processes", String(n + 16)];
+
 /** Direct children of `pid` (from each /proc/<pid>/task/<tid>/children). */
 export function childPids(pid: number): number[] {
   const out: number[] = [];

@@ -4,7 +4,7 @@
 // are separate processes).
 import type { ChildProcess } from "node:child_process";
 import { Conn } from "../lib/ndjson.js";
-import { MiB, memBytes, sleep, startSidecar, stop, track } from "../lib/proc.js";
+import { MiB, memBytes, roomFor, sleep, startSidecar, stop, track } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { LIGHT_AGENT, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
@@ -49,11 +49,9 @@ async function direct(n: number): Promise<Run> {
   }
 }
 
-/** Room for every agent of the suite under --max-agent-processes. */
-const room = (n: number) => ["--max-agent-processes", String(n + 16)];
 
 async function viaSidecar(n: number): Promise<Run> {
-  const side = startSidecar(room(n));
+  const side = startSidecar(roomFor(n));
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});
@@ -102,7 +100,7 @@ async function viaSidecar(n: number): Promise<Run> {
  * shared /proc snapshot).
  */
 async function shutdown(n: number): Promise<{ openMs: number; eofToExitMs: number }> {
-  const side = startSidecar(room(n));
+  const side = startSidecar(roomFor(n));
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});

@@ -11,7 +11,7 @@
 // - one open at a time, 50 times: p50 through the WebSocket vs stdio.
 import type { ChildProcess } from "node:child_process";
 import { Conn } from "../lib/ndjson.js";
-import { DIST, MARKER, MARKER_ENV, exited, memBytes, sleep, startSidecar, stop, track } from "../lib/proc.js";
+import { DIST, MARKER, MARKER_ENV, exited, memBytes, roomFor, sleep, startSidecar, stop, track } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { LIGHT_AGENT, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
@@ -32,7 +32,6 @@ interface Burst {
 
 const EXAMPLE_AGENT = `${DIST}src/examples/example-agent.js`;
 const exampleSpec = () => ({ id: "example", lane: "acp", command: { program: process.execPath, args: [EXAMPLE_AGENT, "--delay-ms", "1"], env: { policy: "sanitized", inherit: ["PATH", "HOME"], set: { [MARKER_ENV]: MARKER } } } });
-const room = (n: number) => ["--max-agent-processes", String(n + 16)];
 
 async function burst(caller: Caller, n: number, http?: string): Promise<Burst & { ids: string[] }> {
   const opens: number[] = [];
@@ -90,7 +89,7 @@ async function direct(n: number): Promise<Burst & { closeMs: number }> {
 
 /** N opens at once over ws (with /readyz probed), RSS per idle session, then SIGTERM → exit. */
 async function viaWs(n: number): Promise<Burst & { rssPerSession: number; closeMs: number }> {
-  const { side, url, http } = await listeningSidecar(room(n));
+  const { side, url, http } = await listeningSidecar(roomFor(n));
   try {
     const conn = await WsConn.open(url);
     await conn.ok("ping", {});
@@ -111,7 +110,7 @@ async function viaWs(n: number): Promise<Burst & { rssPerSession: number; closeM
 }
 
 async function viaStdio(n: number): Promise<Burst> {
-  const side = startSidecar(room(n));
+  const side = startSidecar(roomFor(n));
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});
@@ -123,7 +122,7 @@ async function viaStdio(n: number): Promise<Burst> {
 
 /** /metrics scraped 20 times with `m` sessions held. */
 async function scrape(m: number): Promise<{ p50: number; max: number; bytes: number }> {
-  const { side, url, http } = await listeningSidecar(room(m));
+  const { side, url, http } = await listeningSidecar(roomFor(m));
   try {
     const conn = await WsConn.open(url);
     for (let i = 0; i < m; i += 100) await Promise.all(Array.from({ length: Math.min(100, m - i) }, () => conn.ok("session/open", { spec: lightSpec() })));

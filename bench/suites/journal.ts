@@ -4,7 +4,7 @@
 // page. The bound per session is 10,000 events or 64 MiB: the last row extrapolates the
 // measured cost per event to a session at that bound.
 import { Conn } from "../lib/ndjson.js";
-import { MiB, memBytes, sleep, startSidecar, stop } from "../lib/proc.js";
+import { MiB, memBytes, roomFor, sleep, startSidecar, stop } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { floodSpec } from "../lib/specs.js";
 import { nowMs } from "../lib/stats.js";
@@ -14,7 +14,7 @@ export async function journalSuite(ctx: SuiteContext): Promise<{ rows: Row[]; de
   const n = ctx.quick ? 30 : 500;
   const m = ctx.quick ? 500 : 2_000;
   const size = 64;
-  const side = startSidecar();
+  const side = startSidecar(roomFor(n));
   try {
     const conn = new Conn(side.stdin!, side.stdout!);
     await conn.ok("ping", {});
