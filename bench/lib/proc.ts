@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { processesWithVar } from "../../test/helpers/procs.js";
+import { Conn } from "./ndjson.js";
 
 /** The repository root (this file runs as dist/bench/lib/proc.js). */
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -128,6 +129,20 @@ export const MiB = 1024 * 1024;
 
 /** `serve` flags leaving room for `n` agents under --max-agent-processes (default 256). */
 export const roomFor = (n: number): string[] => ["--max-agent-processes", String(n + 16)];
+
+/** A stdio sidecar with room for `n` agents, answering and settled: its VmRSS before any session. */
+export async function settledSidecar(n: number): Promise<{ side: ChildProcess; conn: Conn; rssBefore: number }> {
+  const side = startSidecar(roomFor(n));
+  try {
+    const conn = new Conn(side.stdin!, side.stdout!);
+    await conn.ok("ping", {});
+    await sleep(200);
+    return { side, conn, rssBefore: memBytes(side.pid!, "VmRSS") };
+  } catch (e) {
+    await stop(side, 5_000);
+    throw e;
+  }
+}
 
 /** Direct children of `pid` (from each /proc/<pid>/task/<tid>/children). */
 export function childPids(pid: number): number[] {

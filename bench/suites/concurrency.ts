@@ -4,7 +4,7 @@
 // are separate processes).
 import type { ChildProcess } from "node:child_process";
 import { Conn } from "../lib/ndjson.js";
-import { MiB, memBytes, roomFor, sleep, startSidecar, stop, track } from "../lib/proc.js";
+import { MiB, memBytes, roomFor, settledSidecar, sleep, startSidecar, stop, track } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { LIGHT_AGENT, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
@@ -49,14 +49,9 @@ async function direct(n: number): Promise<Run> {
   }
 }
 
-
 async function viaSidecar(n: number): Promise<Run> {
-  const side = startSidecar(roomFor(n));
+  const { side, conn, rssBefore } = await settledSidecar(n);
   try {
-    const conn = new Conn(side.stdin!, side.stdout!);
-    await conn.ok("ping", {});
-    await sleep(200);
-    const rssBefore = memBytes(side.pid!, "VmRSS");
     const lat: number[] = [];
     const t0 = nowMs();
     const ids = await Promise.all(

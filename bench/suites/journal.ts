@@ -3,8 +3,7 @@
 // events, per session and per journaled event, and session/history's latency for a full
 // page. The bound per session is 10,000 events or 64 MiB: the last row extrapolates the
 // measured cost per event to a session at that bound.
-import { Conn } from "../lib/ndjson.js";
-import { MiB, memBytes, roomFor, sleep, startSidecar, stop } from "../lib/proc.js";
+import { MiB, memBytes, settledSidecar, sleep, stop } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { floodSpec } from "../lib/specs.js";
 import { nowMs } from "../lib/stats.js";
@@ -14,12 +13,8 @@ export async function journalSuite(ctx: SuiteContext): Promise<{ rows: Row[]; de
   const n = ctx.quick ? 30 : 500;
   const m = ctx.quick ? 500 : 2_000;
   const size = 64;
-  const side = startSidecar(roomFor(n));
+  const { side, conn, rssBefore } = await settledSidecar(n);
   try {
-    const conn = new Conn(side.stdin!, side.stdout!);
-    await conn.ok("ping", {});
-    await sleep(200);
-    const rssBefore = memBytes(side.pid!, "VmRSS");
     const ids = await Promise.all(Array.from({ length: n }, async () => (await conn.ok("session/open", { spec: floodSpec() })).sessionId as string));
     await sleep(300);
     const rssOpen = memBytes(side.pid!, "VmRSS");

@@ -19,6 +19,7 @@ import {
   type Reply,
   type Script,
   shellArgs,
+  replyFor,
 } from "./common.js";
 
 export type { ModelMock } from "./common.js";
@@ -75,14 +76,7 @@ function blocksFor(r: Reply, req: RecordedRequest, ctx: HandlerContext): { block
 }
 
 async function serveMessages(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
-  const main = ctx.isMain ? ctx.isMain(req) : anthropicIsMain(req);
-  let r: Reply;
-  if (main) r = ctx.next();
-  else {
-    req.role = "aux";
-    r = { type: "text", text: "Mock reply" };
-    req.served = "aux-text";
-  }
+  const r = replyFor(req, ctx, anthropicIsMain);
   if (await answeredCommon(r, req, res, ctx, ERRORS)) return;
   const model = String(req.body?.model ?? "claude-mock");
   const id = `msg_mock_${ctx.counter()}`;

@@ -410,6 +410,46 @@ export interface ApiErrors {
 }
 
 /**
+ * The reply to a request: the script's next one for a main request (the agent's turn, as
+ * the test's isMain or the mock's own rule says), else `aux` (a title, a summary), marked so.
+ */
+export function replyFor(req: RecordedRequest, ctx: HandlerContext, isMain: (req: RecordedRequest) => boolean, aux: (req: RecordedRequest) => Reply = auxText): Reply {
+  if ((ctx.isMain ?? isMain)(req)) return ctx.next();
+  req.role = "aux";
+  return aux(req);
+}
+
+/** The usual auxiliary answer: "Mock reply" as text. */
+export function auxText(req: RecordedRequest, text = "Mock reply"): Reply {
+  req.served = "aux-text";
+  return { type: "text", text };
+}
+
+/** What an OpenAI-style mock answers besides its API: `GET …/models` (these ids), a probe of `/`, else 404. */
+export function serveOpenAiRest(req: RecordedRequest, res: http.ServerResponse, modelIds: string[]): void {
+  const p = req.path.replace(/\/+$/, "") || "/";
+  if (req.method === "GET" && p.endsWith("/models")) {
+    req.served = "models";
+    sendJson(res, 200, { object: "list", data: modelIds.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })) });
+    return;
+  }
+  probeOr404(req, res, (message) => ({ error: { message, type: "invalid_request_error", param: null, code: null } }));
+}
+
+/** The end of every mock's routes: a probe of `/` (HEAD, GET) is 200, anything else 404 with the API's error body. */
+export function probeOr404(req: RecordedRequest, res: http.ServerResponse, notFound: (message: string) => unknown): void {
+  const p = req.path.replace(/\/+$/, "") || "/";
+  if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
+    req.served = "probe";
+    res.writeHead(200);
+    res.end();
+    return;
+  }
+  req.served = "404";
+  sendJson(res, 404, notFound(`mock: no route for ${req.method} ${req.path}`));
+}
+
+/**
  * What every mock does before a reply of its own form: a custom reply writes itself, an
  * error goes out as the API's error JSON (with retry-after when asked), a slow reply waits
  * for its first byte. True when the response is done (or the client went away).

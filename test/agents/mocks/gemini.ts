@@ -21,6 +21,8 @@ import {
   type Script,
   shellArgs,
   valueForSchema,
+  replyFor,
+  probeOr404,
 } from "./common.js";
 
 export type { ModelMock } from "./common.js";
@@ -63,14 +65,7 @@ function modelOf(req: RecordedRequest): string {
 
 
 async function serveStream(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
-  const main = ctx.isMain ? ctx.isMain(req) : geminiIsMain(req);
-  let r: Reply;
-  if (main) r = ctx.next();
-  else {
-    req.role = "aux";
-    req.served = "aux-text";
-    r = { type: "text", text: "Mock reply" };
-  }
+  const r = replyFor(req, ctx, geminiIsMain);
   if (await answeredCommon(r, req, res, ctx, ERRORS)) return;
   const modelVersion = modelOf(req);
   const responseId = `mock-${ctx.counter()}`;
@@ -190,13 +185,6 @@ export function startGeminiMock(script?: Script | MockOptions): Promise<ModelMoc
         })),
       });
     }
-    if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
-      req.served = "probe";
-      res.writeHead(200);
-      res.end();
-      return;
-    }
-    req.served = "404";
-    sendJson(res, 404, ERRORS.body({ type: "error", status: 404 }, `mock: no route for ${req.method} ${req.path}`, ERRORS.types[404]));
+    probeOr404(req, res, (message) => ERRORS.body({ type: "error", status: 404 }, message, ERRORS.types[404]));
   }, geminiImages);
 }

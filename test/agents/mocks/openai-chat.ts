@@ -20,6 +20,9 @@ import {
   type RecordedRequest,
   type Reply,
   type Script,
+  replyFor,
+  auxText,
+  serveOpenAiRest,
 } from "./common.js";
 
 export type { ModelMock } from "./common.js";
@@ -79,20 +82,12 @@ function partsFor(r: Reply, req: RecordedRequest, ctx: HandlerContext): Parts {
 }
 
 async function serveChat(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
-  const main = ctx.isMain ? ctx.isMain(req) : chatIsMain(req);
-  let r: Reply;
-  if (main) r = ctx.next();
-  else {
-    req.role = "aux";
-    const schema = req.body?.response_format?.json_schema?.schema;
-    if (schema || req.body?.response_format?.type === "json_object") {
-      req.served = "aux-json";
-      r = { type: "text", text: JSON.stringify(schema ? valueForSchema(schema) : {}) };
-    } else {
-      req.served = "aux-text";
-      r = { type: "text", text: "Mock title" };
-    }
-  }
+  const r = replyFor(req, ctx, chatIsMain, (aux): Reply => {
+    const schema = aux.body?.response_format?.json_schema?.schema;
+    if (!schema && aux.body?.response_format?.type !== "json_object") return auxText(aux, "Mock title");
+    aux.served = "aux-json";
+    return { type: "text", text: JSON.stringify(schema ? valueForSchema(schema) : {}) };
+  });
   if (await answeredCommon(r, req, res, ctx, OPENAI_ERRORS)) return;
   const p = partsFor(r, req, ctx);
   const id = `chatcmpl-mock-${ctx.counter()}`;
@@ -148,23 +143,6 @@ export function startChatMock(script?: Script | MockOptions): Promise<ModelMock>
   return startMockServer("chat-mock", opts, async (req, res, ctx) => {
     const p = req.path.replace(/\/+$/, "") || "/";
     if (req.method === "POST" && p.endsWith("/chat/completions")) return serveChat(req, res, ctx);
-    if (req.method === "GET" && p.endsWith("/models")) {
-      req.served = "models";
-      const ids = ["mock-model", "qwen3-coder-plus"];
-      return sendJson(res, 200, {
-        object: "list",
-        data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })),
-      });
-    }
-    if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
-      req.served = "probe";
-      res.writeHead(200);
-      res.end();
-      return;
-    }
-    req.served = "404";
-    sendJson(res, 404, {
-      error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
-    });
+    serveOpenAiRest(req, res, ["mock-model", "qwen3-coder-plus"]);
   }, chatImages);
 }

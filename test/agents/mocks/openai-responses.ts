@@ -18,6 +18,8 @@ import {
   type Reply,
   type Script,
   shellArgs,
+  replyFor,
+  serveOpenAiRest,
 } from "./common.js";
 
 export type { ModelMock } from "./common.js";
@@ -39,14 +41,7 @@ export function responsesShellCall(req: RecordedRequest, command: string): { nam
 }
 
 async function serveResponses(req: RecordedRequest, res: http.ServerResponse, ctx: HandlerContext): Promise<void> {
-  const main = ctx.isMain ? ctx.isMain(req) : responsesIsMain(req);
-  let r: Reply;
-  if (main) r = ctx.next();
-  else {
-    req.role = "aux";
-    r = { type: "text", text: "Mock reply" };
-    req.served = "aux-text";
-  }
+  const r = replyFor(req, ctx, responsesIsMain);
   if (await answeredCommon(r, req, res, ctx, OPENAI_ERRORS)) return;
   const model = String(req.body?.model ?? "gpt-mock");
   const respId = `resp_mock_${ctx.counter()}`;
@@ -179,21 +174,6 @@ export function startResponsesMock(script?: Script | MockOptions): Promise<Model
   return startMockServer("responses-mock", opts, async (req, res, ctx) => {
     const p = req.path.replace(/\/+$/, "") || "/";
     if (req.method === "POST" && p.endsWith("/responses")) return serveResponses(req, res, ctx);
-    if (req.method === "GET" && p.endsWith("/models")) {
-      req.served = "models";
-      const ids = ["gpt-5.5", "gpt-5", "gpt-5-codex"];
-      sendJson(res, 200, { object: "list", data: ids.map((id) => ({ id, object: "model", created: 1735689600, owned_by: "mock" })) });
-      return;
-    }
-    if (req.method === "HEAD" || (req.method === "GET" && p === "/")) {
-      req.served = "probe";
-      res.writeHead(200);
-      res.end();
-      return;
-    }
-    req.served = "404";
-    sendJson(res, 404, {
-      error: { message: `mock: no route for ${req.method} ${req.path}`, type: "invalid_request_error", param: null, code: null },
-    });
+    serveOpenAiRest(req, res, ["gpt-5.5", "gpt-5", "gpt-5-codex"]);
   }, responsesImages);
 }
