@@ -2,15 +2,10 @@
 // the "floor" consumer of the streaming benchmark. Lines are split on the decoded string
 // (one UTF-8 decode per chunk) and every line is JSON.parse'd.
 import type { Readable, Writable } from "node:stream";
+import type { RpcMessage } from "../../test/helpers/host.js";
 
-export type Msg = {
-  jsonrpc?: string;
-  id?: unknown;
-  method?: string;
-  params?: any;
-  result?: any;
-  error?: { code: number; message: string; data?: any };
-};
+/** A JSON-RPC message as the tests' host reads it. */
+export type Msg = RpcMessage;
 
 /** Calls `onLine` for every `\n`-terminated line of `input` (decoded as UTF-8). */
 export function readLines(input: Readable, onLine: (line: string) => void): void {

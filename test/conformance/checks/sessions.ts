@@ -2,8 +2,17 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { sleep, type Check } from "../harness/context.js";
+import { sleep, type Check, type CheckContext } from "../harness/context.js";
 import { describe } from "../harness/procs.js";
+
+/** A session whose turn the fake agent never ends ("hang"), 200 ms into it. */
+async function hungTurn(ctx: CheckContext) {
+  const h = ctx.start();
+  const sid = (await h.open(ctx.acp())).sessionId;
+  const turn = h.prompt(sid, "hang");
+  await sleep(200);
+  return { h, sid, turn };
+}
 
 export const sessionChecks: Check[] = [
   {
@@ -164,10 +173,7 @@ export const sessionChecks: Check[] = [
     title: "while a close waits for an agent that ignores cancel: prompts fail session_closing; concurrent closes all answer after the one cleanup; closing again or an unknown id answers {}",
     timeoutMs: 60_000,
     async run(ctx) {
-      const h = ctx.start();
-      const sid = (await h.open(ctx.acp())).sessionId;
-      const turn = h.prompt(sid, "hang");
-      await sleep(200);
+      const { h, sid, turn } = await hungTurn(ctx);
       const closes = [h.request("session/close", { sessionId: sid }), h.request("session/close", { sessionId: sid })];
       await sleep(100);
       await h.fail("session/prompt", { sessionId: sid, text: "text:x" }, "session_closing");
@@ -257,10 +263,7 @@ export const sessionChecks: Check[] = [
     title: "close of a turn the agent never ends: after the grace period the prompt fails session_closed (uncertainEffect), then the tree is gone, then close answers",
     timeoutMs: 60_000,
     async run(ctx) {
-      const h = ctx.start();
-      const sid = (await h.open(ctx.acp())).sessionId;
-      const turn = h.prompt(sid, "hang");
-      await sleep(200);
+      const { h, sid, turn } = await hungTurn(ctx);
       const c = await h.request("session/close", { sessionId: sid });
       const left = ctx.leftovers();
       assert.ok(c.result?.processes, `close failed: ${JSON.stringify(c.error)}`);
