@@ -49,6 +49,11 @@ export class HostConnection implements Viewer {
   private readonly afterAnswer = new WeakMap<object, () => void>();
   private ended = false;
 
+  /** The connection ended: the sessions neither attach it nor ask it anything. */
+  get gone(): boolean {
+    return this.ended;
+  }
+
   constructor(private readonly o: ConnectionOptions) {
     this.tenant = o.tenant;
     this.name = o.name;
@@ -155,6 +160,9 @@ export class HostConnection implements Viewer {
   }
 
   private dispatch(method: string, rawParams: unknown): unknown {
+    // A request read before the end but dispatched after it (a batch, a queued line) must not
+    // attach, open or prompt for a host that is gone.
+    if (this.ended) throw errors.peerClosed("transport", "the host connection ended before this request was handled");
     if (!isMethodName(method) || METHODS[method].direction !== "hostToSidecar") {
       throw new A4aaError("method_not_found", "transport", `a4aa.v1 has no method ${JSON.stringify(method)} for hosts to call`);
     }

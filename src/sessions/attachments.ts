@@ -16,6 +16,8 @@ export interface Viewer {
   readonly tenant: string;
   /** For log lines: `stdio`, `ws#3 (alice)`. */
   readonly name: string;
+  /** True once the connection has ended: it is never attached again, nor asked anything. */
+  readonly gone?: boolean;
   event(sessionId: string, event: AgentEvent, seq: number): void;
   requestPermission(request: PermissionRequest, signal: AbortSignal): Promise<unknown>;
   permissionSettled(params: PermissionSettledParams): void;
@@ -57,6 +59,11 @@ export class Attachments implements HostChannel {
 
   /** Attaches `v` now (it sees every later event). */
   attach(v: Viewer): void {
+    if (v.gone) {
+      // Opened by a connection that ended meanwhile: the session starts out detached.
+      if (!this.viewers.size) this.o.onAttachedChange?.(0);
+      return;
+    }
     const had = this.viewers.has(v);
     this.viewers.set(v, false);
     if (!had) this.o.onAttachedChange?.(this.viewers.size);
@@ -70,6 +77,7 @@ export class Attachments implements HostChannel {
    * is missed or seen twice.
    */
   attachCatchingUp(v: Viewer, journal: Journal, afterSeq: number): { finish: () => void } {
+    if (v.gone) return { finish: () => {} };
     const had = this.viewers.has(v);
     this.viewers.set(v, true);
     if (!had) this.o.onAttachedChange?.(this.viewers.size);
@@ -140,6 +148,7 @@ export class Attachments implements HostChannel {
   }
 
   private askOne(ask: Ask, v: Viewer): void {
+    if (v.gone) return;
     const c = new AbortController();
     ask.asked.set(v, c);
     v.requestPermission(ask.request, c.signal).then(
@@ -152,7 +161,7 @@ export class Attachments implements HostChannel {
       },
       (e: unknown) => {
         // A connection that went away (or was withdrawn) leaves the others, or a later one, to answer.
-        if (ask.done || ask.asked.get(v) !== c || c.signal.aborted || !this.viewers.has(v)) return;
+        if (ask.done || ask.asked.get(v) !== c || c.signal.aborted || !this.viewers.has(v) || v.gone) return;
         ask.asked.delete(v);
         if (ask.asked.size === 0) this.settle(ask, v, () => ask.reject(e));
       },

@@ -121,3 +121,25 @@ test("R-REMOTE-6: operationId memory is per tenant, compares params, and forgets
   now += 600_001;
   assert.equal(await ops.run("t", "op", "session/prompt", { sessionId: "s", text: "b" }, "prompt", run), 3, "forgotten after 10 minutes");
 });
+
+test("R-REMOTE-3: a connection that is gone is never attached nor asked: the permission waits for a live one", async () => {
+  const att = new Attachments({ sessionId: "s", gate: new FlowGate() });
+  const j = new Journal();
+  const counts: number[] = [];
+  const watched = new Attachments({ sessionId: "s2", gate: new FlowGate(), onAttachedChange: (n) => counts.push(n) });
+  // A closed connection's requests fail at once: asked, it would fail the request closed.
+  const dead = viewer("dead", async () => {
+    throw new Error("Peer closed: the host connection ended");
+  });
+  const gone: Viewer = { ...dead.v, gone: true };
+  const pending = att.requestPermission(request, new AbortController().signal);
+  att.attachCatchingUp(gone, j, 0).finish();
+  att.attach(gone);
+  assert.equal(att.count, 0);
+  assert.equal(dead.asked.length, 0, "the gone connection was asked");
+  watched.attach(gone);
+  assert.deepEqual(counts, [0], "a session opened by a gone connection starts out detached (its --detach-ttl runs)");
+  const live = viewer("live", async () => ({ selected: "yes" }));
+  att.attachCatchingUp(live.v, j, 0).finish();
+  assert.deepEqual(await pending, { selected: "yes" });
+});
