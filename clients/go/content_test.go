@@ -12,11 +12,7 @@ import (
 func TestPromptContent(t *testing.T) {
 	c := startSidecar(t, Options{})
 	root := repoRoot(t)
-	echo := CliAgentSpec{
-		ID:      "echo",
-		Driver:  CliDriverGeneric,
-		Command: Command{Program: nodePath(t), Args: []string{filepath.Join(root, "test", "fixtures", "cli", "echo.mjs")}, Env: SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}},
-	}
+	echo := echoCliSpec(t)
 	open, err := c.SessionOpen(testCtx(t), SessionOpenParams{Spec: echo, Cwd: Ptr(root)})
 	if err != nil {
 		t.Fatal(err)

@@ -155,3 +155,14 @@ func openExample(t testing.TB, c *Client, opts *SessionOptions) *OpenResult {
 	}
 	return open
 }
+
+// echoCliSpec is the generic cli driver on the echo fixture (test/fixtures/cli/echo.mjs): each
+// turn answers with the prompt it was given.
+func echoCliSpec(t testing.TB) CliAgentSpec {
+	t.Helper()
+	return CliAgentSpec{
+		ID:      "echo",
+		Driver:  CliDriverGeneric,
+		Command: Command{Program: nodePath(t), Args: []string{filepath.Join(repoRoot(t), "test", "fixtures", "cli", "echo.mjs")}, Env: SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}},
+	}
+}

@@ -1,7 +1,6 @@
 package a4aa
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,11 +36,7 @@ func drain(t *testing.T, ch <-chan AgentEvent) []AgentEvent {
 func TestPromptStreamOnAcpAndCliLanes(t *testing.T) {
 	c := startSidecar(t, Options{})
 	root := repoRoot(t)
-	echo := CliAgentSpec{
-		ID:      "echo",
-		Driver:  CliDriverGeneric,
-		Command: Command{Program: nodePath(t), Args: []string{filepath.Join(root, "test", "fixtures", "cli", "echo.mjs")}, Env: SanitizedEnvPolicy{Inherit: []string{"PATH", "HOME"}}},
-	}
+	echo := echoCliSpec(t)
 	lanes := []struct {
 		open         SessionOpenParams
 		prompt, want string

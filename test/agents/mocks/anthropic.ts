@@ -1,26 +1,8 @@
 // Mock of the Anthropic Messages API (Claude Code, claude-agent-acp): `POST /v1/messages`
 // (SSE or JSON), `POST /v1/messages/count_tokens`, `GET /v1/models`, `HEAD /`.
 import type http from "node:http";
-import {
-  answeredCommon,
-  offersTools,
-  type ApiErrors,
-  approxTokens,
-  chunkText,
-  sendJson,
-  startMockServer,
-  StreamWriter,
-  imagePart,
-  type HandlerContext,
-  type ImagePart,
-  type MockOptions,
-  type ModelMock,
-  type RecordedRequest,
-  type Reply,
-  type Script,
-  shellArgs,
-  replyFor,
-} from "./common.js";
+import type { ApiErrors, HandlerContext, ImagePart, MockOptions, ModelMock, RecordedRequest, Reply, Script } from "./common.js";
+import { answeredCommon, offersTools, approxTokens, chunkText, sendJson, startMockServer, StreamWriter, imagePart, shellArgs, replyFor } from "./common.js";
 
 export type { ModelMock } from "./common.js";
 

@@ -3,27 +3,8 @@
 // `:generateContent` (auxiliary JSON answers: model router, next-speaker check…),
 // `:countTokens`, `GET /v1beta/models`.
 import type http from "node:http";
-import {
-  answeredCommon,
-  type ApiErrors,
-  approxTokens,
-  chunkText,
-  sendJson,
-  startMockServer,
-  StreamWriter,
-  imagePart,
-  type HandlerContext,
-  type ImagePart,
-  type MockOptions,
-  type ModelMock,
-  type RecordedRequest,
-  type Reply,
-  type Script,
-  shellArgs,
-  valueForSchema,
-  replyFor,
-  probeOr404,
-} from "./common.js";
+import type { ApiErrors, HandlerContext, ImagePart, MockOptions, ModelMock, RecordedRequest, Reply, Script } from "./common.js";
+import { answeredCommon, approxTokens, chunkText, sendJson, startMockServer, StreamWriter, imagePart, shellArgs, valueForSchema, replyFor, probeOr404 } from "./common.js";
 
 export type { ModelMock } from "./common.js";
 

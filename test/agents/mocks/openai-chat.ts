@@ -1,29 +1,8 @@
 // Mock of the OpenAI Chat Completions API (Qwen Code, opencode): `POST /v1/chat/completions`
 // (SSE when `stream` is true, else JSON), `GET /v1/models`.
 import type http from "node:http";
-import {
-  answeredCommon,
-  offersTools,
-  type ApiErrors,
-  approxTokens,
-  chunkText,
-  sendJson,
-  shellArgs,
-  startMockServer,
-  StreamWriter,
-  valueForSchema,
-  imageFromDataUrl,
-  type HandlerContext,
-  type ImagePart,
-  type MockOptions,
-  type ModelMock,
-  type RecordedRequest,
-  type Reply,
-  type Script,
-  replyFor,
-  auxText,
-  serveOpenAiRest,
-} from "./common.js";
+import type { ApiErrors, HandlerContext, ImagePart, MockOptions, ModelMock, RecordedRequest, Reply, Script } from "./common.js";
+import { answeredCommon, offersTools, approxTokens, chunkText, sendJson, shellArgs, startMockServer, StreamWriter, valueForSchema, imageFromDataUrl, replyFor, auxText, serveOpenAiRest } from "./common.js";
 
 export type { ModelMock } from "./common.js";
 

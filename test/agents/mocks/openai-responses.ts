@@ -1,26 +1,8 @@
 // Mock of the OpenAI Responses API (Codex, codex-acp): `POST /v1/responses` (SSE), `GET /v1/models`.
 import type http from "node:http";
 import { OPENAI_ERRORS } from "./openai-chat.js";
-import {
-  answeredCommon,
-  offersTools,
-  approxTokens,
-  chunkText,
-  sendJson,
-  startMockServer,
-  StreamWriter,
-  imageFromDataUrl,
-  type HandlerContext,
-  type ImagePart,
-  type MockOptions,
-  type ModelMock,
-  type RecordedRequest,
-  type Reply,
-  type Script,
-  shellArgs,
-  replyFor,
-  serveOpenAiRest,
-} from "./common.js";
+import type { HandlerContext, ImagePart, MockOptions, ModelMock, RecordedRequest, Reply, Script } from "./common.js";
+import { answeredCommon, offersTools, approxTokens, chunkText, sendJson, startMockServer, StreamWriter, imageFromDataUrl, shellArgs, replyFor, serveOpenAiRest } from "./common.js";
 
 export type { ModelMock } from "./common.js";
 

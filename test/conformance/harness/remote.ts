@@ -8,7 +8,7 @@ import path from "node:path";
 import WebSocket from "ws";
 import type { CheckContext } from "./context.js";
 import { Host } from "./client.js";
-import { truncate, type Channel, type Direction, type TranscriptEntry } from "./wire.js";
+import { transcriptEntry, truncate, type Channel, type Direction, type TranscriptEntry } from "./wire.js";
 
 /** A free loopback port (bound, read, released): the implementation listens on it next. */
 export function freePort(): Promise<number> {
@@ -165,9 +165,7 @@ export class WsChannel implements Channel {
   }
 
   private record(dir: Direction, text: string): void {
-    const e: TranscriptEntry = { t: Date.now() - this.t0, dir, text: truncate(text) };
-    if (e.text.length !== text.length) e.bytes = Buffer.byteLength(text);
-    this.transcript.push(e);
+    this.transcript.push(transcriptEntry(Date.now() - this.t0, dir, text));
   }
 
   note(text: string): void {

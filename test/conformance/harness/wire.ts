@@ -21,6 +21,13 @@ export function truncate(text: string, keep = KEEP_CHARS): string {
   return text.length <= keep ? text : `${text.slice(0, keep)}… (${text.length} chars)`;
 }
 
+/** A transcript line `ms` after the start: its text truncated, its full length kept then. */
+export function transcriptEntry(ms: number, dir: Direction, text: string): TranscriptEntry {
+  const e: TranscriptEntry = { t: ms, dir, text: truncate(text) };
+  if (e.text.length !== text.length) e.bytes = Buffer.byteLength(text);
+  return e;
+}
+
 /** Splits a shell-like command line into argv (quotes and backslashes; no expansion). */
 export function splitCommand(cmd: string): string[] {
   const out: string[] = [];
@@ -142,9 +149,7 @@ export class Wire {
   }
 
   private record(dir: Direction, text: string): void {
-    const e: TranscriptEntry = { t: Date.now() - this.t0, dir, text: truncate(text) };
-    if (e.text.length !== text.length) e.bytes = Buffer.byteLength(text);
-    this.transcript.push(e);
+    this.transcript.push(transcriptEntry(Date.now() - this.t0, dir, text));
   }
 
   note(text: string): void {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { INSTALL_HINT, agentsInstalled } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { RED_PNG } from "../../helpers/png.js";
+import { NOTES_FILE, askRedSquare } from "../helpers/content.js";
 import { realAcpRig } from "../helpers/acp-suite.js";
 import { teardownRealRig } from "../helpers/teardown.js";
 
@@ -18,22 +18,11 @@ test("R-CONTENT-1: an ACP image block, then an embedded file, reach the Gemini A
     const open = await r.s.ok("session/open", { spec, cwd: run.cwd });
     assert.equal(open.capabilities.content.image, true, "gemini offers promptCapabilities.image");
     assert.equal(open.capabilities.content.resource, true, "and embeddedContext");
-    const out = await r.s.ok("session/prompt", {
-      sessionId: open.sessionId,
-      text: "What is in the picture?",
-      content: [{ type: "image", mimeType: "image/png", data: RED_PNG }],
-    });
-    assert.equal(out.stopReason, "endTurn");
-    assert.match(out.text, /A red square\./);
-    const req = mock.mainRequests()[0];
-    assert.equal(req.images.length, 1, `one image part reached the model: ${JSON.stringify(req.images.map((i) => i.mimeType))}`);
-    assert.equal(req.images[0].mimeType, "image/png");
-    assert.equal(req.images[0].data, RED_PNG);
-    assert.match(JSON.stringify(req.body), /What is in the picture\?/);
+    await askRedSquare((m, p) => r.s.ok(m, p), open.sessionId, mock);
     const second = await r.s.ok("session/prompt", {
       sessionId: open.sessionId,
       text: "Keep this in mind.",
-      content: [{ type: "resource", uri: "file:///repo/notes.txt", mimeType: "text/plain", text: "remember the colour" }],
+      content: [NOTES_FILE],
     });
     assert.match(second.text, /Noted\./);
     const body = JSON.stringify(mock.mainRequests()[1].body.contents.at(-1));

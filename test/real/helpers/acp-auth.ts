@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { TestSidecar, killMarked, newMarker, waitNoProcesses } from "../../helpers/sidecar.js";
+import { TestSidecar, newMarker } from "../../helpers/sidecar.js";
+import { teardownRealRig } from "./teardown.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
 export function acpAuthSuite(agent: AgentName, names: RegExp): void {
@@ -27,13 +28,8 @@ export function acpAuthSuite(agent: AgentName, names: RegExp): void {
       assert.match(d.detail, /environment is only what its spec names/);
       assert.match(d.detail, names);
       await s.ok("session/close", { sessionId: sid });
-      assert.equal(await s.end(30_000), 0);
-      assert.deepEqual(await waitNoProcesses(marker, 5000), []);
     } finally {
-      s.kill();
-      killMarked(marker);
-      await mock.close();
-      await run.cleanup();
+      await teardownRealRig({ s, mock, run, marker });
     }
   });
 }

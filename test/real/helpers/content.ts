@@ -9,6 +9,8 @@ import { prepareAgent, startMockFor, type AgentName, type AgentRun } from "../..
 import type { ModelMock, RecordedRequest, Reply } from "../../agents/mocks/common.js";
 import { open, withHost, type Host } from "../../integration/cli/helpers/host.js";
 
+import { RED_PNG } from "../../helpers/png.js";
+
 export { RED_PNG, solidPng } from "../../helpers/png.js";
 
 export interface ContentRig {
@@ -68,4 +70,30 @@ export function expectOneImage(req: RecordedRequest, data: string): RecordedRequ
   assert.equal(req.images[0].mimeType, "image/png");
   assert.equal(req.images[0].data, data, "the very bytes of the prompt");
   return req;
+}
+
+/** An embedded text file, as the image tests send it beside (or after) an image. */
+export const NOTES_FILE = { type: "resource", uri: "file:///repo/notes.txt", mimeType: "text/plain", text: "remember the colour" } as const;
+
+/**
+ * Asks "What is in the picture?" with the red square (and `beside` it, more content) in
+ * session `sessionId` of a mock scripted to answer "A red square.": the turn ends normally
+ * with that answer and the model's first main request holds the prompt and that one image.
+ */
+export async function askRedSquare(
+  request: (method: "session/prompt", params: Record<string, unknown>) => Promise<any>,
+  sessionId: string,
+  mock: ModelMock,
+  beside: readonly object[] = [],
+): Promise<{ out: any; req: RecordedRequest }> {
+  const out = await request("session/prompt", {
+    sessionId,
+    text: "What is in the picture?",
+    content: [{ type: "image", mimeType: "image/png", data: RED_PNG }, ...beside],
+  });
+  assert.equal(out.stopReason, "endTurn");
+  assert.match(out.text, /A red square\./);
+  const req = expectOneImage(mock.mainRequests()[0], RED_PNG);
+  assert.match(JSON.stringify(req.body), /What is in the picture\?/);
+  return { out, req };
 }

@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { INSTALL_HINT, agentsInstalled, prepareAgent, startMockFor, type AgentName } from "../../agents/agents.js";
 import { reply, type Reply } from "../../agents/mocks/common.js";
-import { TestSidecar, killMarked, newMarker, waitNoProcesses } from "../../helpers/sidecar.js";
+import { TestSidecar, newMarker } from "../../helpers/sidecar.js";
+import { teardownRealRig } from "./teardown.js";
 import type { AgentSpec } from "../../../generated/ts/types.js";
 
 export interface RefusalCase {
@@ -57,13 +58,8 @@ export function refusalSuite(a: RefusalAgent, cases: readonly RefusalCase[]): vo
         assert.equal(d.retryAfterMs, c.retryAfterMs, "retryAfterMs only when the agent passed the hint on");
         assert.ok(mock.mainRequests().length >= 1, "the agent asked its model API");
         await s.ok("session/close", { sessionId: sid });
-        assert.equal(await s.end(30_000), 0);
-        assert.deepEqual(await waitNoProcesses(marker, 5000), []);
       } finally {
-        s.kill();
-        killMarked(marker);
-        await mock.close();
-        await run.cleanup();
+        await teardownRealRig({ s, mock, run, marker });
       }
     });
   }

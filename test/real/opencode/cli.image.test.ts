@@ -6,18 +6,15 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { agentsInstalled, INSTALL_HINT } from "../../agents/agents.js";
 import { reply } from "../../agents/mocks/common.js";
-import { RED_PNG, expectOneImage, withCliContent } from "../helpers/content.js";
+import { askRedSquare, withCliContent } from "../helpers/content.js";
 
 describe("R-CONTENT-1: opencode cli driver, image", { skip: agentsInstalled(["opencode"]) ? false : INSTALL_HINT, timeout: 150_000 }, () => {
   it("R-CONTENT-1: an image reaches the model as an image_url part; its folder is gone after the turn", { timeout: 120_000 }, () =>
     withCliContent("opencode", "opencode", [reply.text("A red square.")], async (r) => {
       const s = await r.open();
       assert.equal(s.capabilities.content.image, true);
-      const out = await r.h.request("session/prompt", { sessionId: s.sessionId, text: "What is in the picture?", content: [{ type: "image", mimeType: "image/png", data: RED_PNG }] });
-      assert.equal(out.stopReason, "endTurn");
+      const { out } = await askRedSquare((m, p) => r.h.request(m, p), s.sessionId, r.mock);
       assert.equal(out.text, "A red square.");
-      const req = expectOneImage(r.mock.mainRequests()[0], RED_PNG);
-      assert.match(JSON.stringify(req.body), /What is in the picture\?/);
       assert.deepEqual(r.contentDirs(), [], "the turn's folder is gone");
     }));
 });

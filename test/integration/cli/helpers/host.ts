@@ -2,6 +2,7 @@
 // a real `a4aa serve`, plus session/event collection by session, permission/request
 // answered with a handler, and a watch on every process the sidecar starts (its
 // descendants' process groups, through /proc) so a test can assert that none is left.
+import assert from "node:assert/strict";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -176,6 +177,24 @@ export class Host {
     this.scan();
     // A scan may have caught the guard between fork and exec, before it looked like one.
     return [...this.groups].filter((g) => !isGuard(g) && groupAlive(g).length > 0);
+  }
+
+  /**
+   * R-CANCEL-1 for a running CLI turn `turn` of `sessionId`: cancels it and checks that it
+   * settled cancelled within 10 s and that every process group that ran is gone. Returns
+   * how long the cancel took to settle, in ms.
+   */
+  async cancelRunningTurn(sessionId: string, turn: Promise<{ stopReason: string }>): Promise<number> {
+    const groups = this.leftovers();
+    assert.ok(groups.length > 0, "the CLI runs");
+    const t0 = Date.now();
+    await this.request("session/cancel", { sessionId });
+    const out = await turn;
+    const ms = Date.now() - t0;
+    assert.equal(out.stopReason, "cancelled");
+    assert.ok(ms < 10_000, `cancel settled in ${ms} ms`);
+    for (const g of groups) assert.deepEqual(groupAlive(g), [], `group ${g} is gone`);
+    return ms;
   }
 
   /** Closes stdin (the sidecar closes every session and exits); kills it after `ms`. */
