@@ -1,4 +1,5 @@
-// Runs inside a sandbox with network "model" (R-SANDBOX-1), beside the command: listens on the
+// Runs inside a sandbox with network "model" (R-SANDBOX-1) where socat is not installed (it
+// forwards the same way, faster to start: session-sandbox.ts), beside the command: listens on the
 // model endpoint's own address (e.g. 127.0.0.1:<proxy port>) in the sandbox's empty network
 // namespace and relays each connection over a unix socket the sidecar shows inside, to the
 // real endpoint. So the URL the agent was given works unchanged, and it is the only address

@@ -3,7 +3,8 @@
 // and temp folders and, for network "model", the socket of its model route. Every process the
 // session runs — the agent, each per-turn CLI, each terminal — is wrapped in bubblewrap with
 // these: they share home and /tmp, and each gets its own process and network namespace.
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { isIPv4 } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,11 +97,23 @@ export class SessionSandbox implements SandboxWrappers {
         { from: net, at: netAt, writable: true },
       ];
       const { host, port } = this.s.modelEndpoint!;
+      const socket = path.posix.join(netAt, "model.sock");
       // The forwarder starts in the background (stdout away from the command's); the command
-      // starts once it listens (it creates its own `ready-N`), so that its first connection finds it.
+      // starts once it listens, so that its first connection finds it.
+      const socat = isIPv4(host) ? socatPath() : undefined;
       const ready = path.posix.join(netAt, `ready-${++this.forwarders}`);
-      const forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), path.posix.join(netAt, "model.sock"), ready];
-      const script = '"$0" "$1" "$2" "$3" "$4" "$5" "$6" >/dev/null </dev/null & r=$6; shift 6; i=0; while [ ! -e "$r" ] && [ $i -lt 1000 ]; do sleep 0.005; i=$((i+1)); done; exec "$@"';
+      let script: string;
+      let forwarder: string[];
+      if (socat) {
+        // socat listens within a few ms (the node forwarder takes ~40 ms to start). A shell
+        // beside it reads its log (drained for its whole life, so socat never blocks on it),
+        // creates the ready file when it says it listens, and passes its errors to stderr.
+        forwarder = [socat, `TCP-LISTEN:${port},bind=${host},reuseaddr,fork`, `UNIX-CONNECT:${socket}`, ready];
+        script = `r=$3; "$0" -d -d "$1" "$2" 2>&1 >/dev/null </dev/null | while read -r l; do case $l in *" listening on "*) : >"$r";; *" [EF] "*) echo "a4aa sandbox: model forwarder: $l" >&2;; esac; done & shift 3; ${WAIT_READY}`;
+      } else {
+        forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), socket, ready];
+        script = `"$0" "$1" "$2" "$3" "$4" "$5" "$6" >/dev/null </dev/null & r=$6; shift 6; ${WAIT_READY}`;
+      }
       inner = ["/bin/sh", "-c", script, ...forwarder, ...inner];
     }
     return { file: this.s.bwrap, args: [...bwrapArgs(plan), "--", ...inner], env };
@@ -117,6 +130,32 @@ export class SessionSandbox implements SandboxWrappers {
     releaseTemp(this.root);
     await closed;
   }
+}
+
+/** Waits for the file `$r` (checked at once 200 times, a few ms, then every 5 ms for up to 5 s), then runs the command. */
+const WAIT_READY = 'i=0; while [ ! -e "$r" ] && [ $i -lt 1200 ]; do [ $i -lt 200 ] || sleep 0.005; i=$((i+1)); done; exec "$@"';
+
+/** `A4AA_SANDBOX_FORWARDER`: `node` forces the node forwarder (launcher.ts) even where socat is installed. */
+export const FORWARDER_VAR = "A4AA_SANDBOX_FORWARDER";
+let socat: string | null | undefined;
+
+/** socat in a system folder (shown inside every sandbox), unless told to use node. */
+function socatPath(): string | undefined {
+  if (socat === undefined) {
+    socat = null;
+    if (process.env[FORWARDER_VAR] !== "node") {
+      for (const p of ["/usr/bin/socat", "/bin/socat"]) {
+        try {
+          accessSync(p, constants.X_OK);
+          socat = p;
+          break;
+        } catch {
+          // not there
+        }
+      }
+    }
+  }
+  return socat ?? undefined;
 }
 
 /** The private home: made in `root`, shown at the agent's HOME, with the listed files copied in. */

@@ -141,7 +141,9 @@ describe("R-SANDBOX-2: a hostile agent in {filesystem: cwd, network: model} with
     // The real key: not in its environment, nor in any process it can see, nor anywhere in the report.
     assert.equal(r.env.ANTHROPIC_API_KEY, "a4aa-custody-placeholder");
     const seen = Object.values(r.processes as Record<string, Attempt>).map((p) => JSON.stringify(p));
-    assert.ok(seen.length <= 4, `it sees only its own sandbox's processes: ${Object.keys(r.processes)}`);
+    // bwrap's init, the agent, the model forwarder (socat and the shell reading its log, or
+    // node) and what the agent ran to look.
+    assert.ok(seen.length <= 5, `it sees only its own sandbox's processes: ${Object.keys(r.processes)}`);
     assert.ok(!seen.some((p) => p.includes(markerB) || p.includes("guard-main") || p.includes("cli/main.js")), "neither the sidecar, its guard nor the other session is visible");
     const all = JSON.stringify(r);
     for (const [what, v] of Object.entries({ ...w.secrets, sidecarEnv: "do-not-leak" })) assert.ok(!all.includes(v), `the report holds no ${what}`);

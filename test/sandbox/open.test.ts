@@ -61,18 +61,20 @@ describe("sandbox_unavailable: refused before anything is spawned", () => {
 });
 
 describe("R-SANDBOX-1: what each setting holds", { skip: SKIP }, () => {
-  test('network "model" with --sandbox-model-endpoint: the endpoint is reached, the rest of loopback is not; a terminal runs in the same sandbox', { timeout: 30_000 }, async () => {
+  // socat where it is installed (CI installs it), the node forwarder otherwise or when told.
+  for (const forwarder of ["socat", "node"] as const) {
+  test(`network "model" with --sandbox-model-endpoint, ${forwarder} forwarding: the endpoint is reached, the rest of loopback is not; a terminal runs in the same sandbox`, { timeout: 30_000 }, async () => {
     const w = world();
     const mock = await modelMock();
     const forbidden = await forbiddenListener();
-    const { s, marker } = setup(["--sandbox-model-endpoint", `127.0.0.1:${mock.port}`]);
+    const { s, marker } = setup({ args: ["--sandbox-model-endpoint", `127.0.0.1:${mock.port}`], env: { ...process.env, A4AA_SANDBOX_FORWARDER: forwarder } });
     const open = await s.ok("session/open", { spec: hostileSpec(marker), cwd: w.cwdA, options: { sandbox: { filesystem: "cwd", network: "model" } } });
     assert.deepEqual(open.capabilities.sandbox, { available: true, filesystem: "cwd", network: "model" });
     const r = await attack(s, open.sessionId, {
       http: [`http://127.0.0.1:${mock.port}/v1/models`],
       connect: [["127.0.0.1", forbidden.port]],
       read: [w.secretFile],
-      terminal: ["sh", "-c", `cat ${w.secretFile}; cat /proc/${s.proc.pid}/environ; echo pids: $(ls /proc | grep -c '^[0-9]'); echo end`],
+      terminal: ["sh", "-c", `cat ${w.secretFile}; cat /proc/${s.proc.pid}/environ; echo pids: $(ls /proc | grep -c '^[0-9]'); echo running: $(cat /proc/[0-9]*/cmdline | tr '\\0' ' '); echo end`],
     });
     assert.deepEqual(r.http[`http://127.0.0.1:${mock.port}/v1/models`], { ok: { status: 200, body: "model-ok" } });
     assert.equal(mock.keys.length, 1);
@@ -84,9 +86,13 @@ describe("R-SANDBOX-1: what each setting holds", { skip: SKIP }, () => {
     // Its bwrap, forwarder, sh, the $(…) subshell, ls, grep: a handful, never the host's.
     assert.ok(Number(/pids: (\d+)/.exec(out)?.[1]) <= 8, `the terminal sees only its own sandbox's processes: ${out}`);
     assert.match(out, /end/);
+    const running = /running: (.*)/.exec(out)?.[1] ?? "";
+    if (forwarder === "socat") assert.match(running, /\/socat -d -d TCP-LISTEN:\d+,bind=127\.0\.0\.1/, `socat forwards (is socat installed? apt-get install socat): ${running}`);
+    else assert.match(running, /launcher\.mjs 127\.0\.0\.1 \d+/, `the node forwarder forwards: ${running}`);
     await s.ok("session/close", { sessionId: open.sessionId });
     assert.deepEqual(await waitNoProcesses(marker), []);
   });
+  }
 
   test('network "none": no address at all, not even the endpoint; no forwarder runs', async () => {
     const w = world();
