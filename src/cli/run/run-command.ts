@@ -6,8 +6,7 @@ import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
 import { RUN_HELP, parseRunArgs, sidecarPlace, type RunOptions } from "./options.js";
-import { RunSession } from "./session.js";
-import { TerminalRun } from "./terminal-run.js";
+import { LateHooks, RunSession } from "./session.js";
 
 export async function runCommand(argv: string[]): Promise<number> {
   const o = parseRunArgs(argv);
@@ -24,8 +23,13 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (!prompt && !o.attachments.length) throw new UsageError("--json runs one turn: give a PROMPT or pipe one on stdin", "a4aa run --help");
     return jsonRun(o, prompt);
   }
+  // The sidecar starts first, and boots while the terminal's modules load (about 50 ms of
+  // imports that would otherwise come before it).
+  const hooks = new LateHooks();
+  const session = new RunSession(hooks, sidecarPlace(o));
+  const { TerminalRun } = await import("./terminal-run.js");
   // Attachments without a prompt, and no terminal to type one: they are the prompt.
-  return new TerminalRun(o).run(prompt, !prompt && !process.stdin.isTTY);
+  return new TerminalRun(o, session, hooks).run(prompt, !prompt && !process.stdin.isTTY);
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {

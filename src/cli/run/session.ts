@@ -34,6 +34,28 @@ export interface SessionHooks {
   onSidecarLog(text: string): void;
 }
 
+/**
+ * Hooks whose owner comes later: the sidecar starts while the terminal's modules load. Until
+ * `target` is set only the sidecar's log can arrive (no session is open yet): it goes to
+ * stderr, and a permission request, were one to come, is refused.
+ */
+export class LateHooks implements SessionHooks {
+  target: SessionHooks | undefined;
+
+  onEvent(sessionId: string, e: AgentEvent): void {
+    this.target?.onEvent(sessionId, e);
+  }
+
+  onPermission(req: PermissionRequest): Promise<PermissionResponse> | PermissionResponse {
+    return this.target ? this.target.onPermission(req) : { cancelled: true };
+  }
+
+  onSidecarLog(text: string): void {
+    if (this.target) this.target.onSidecarLog(text);
+    else process.stderr.write(text);
+  }
+}
+
 /** Where the sidecar is: a child this run starts (with these flags), or one it connects to. */
 export type SidecarPlace = { serveArgs: string[] } | { connect: { url: string; token?: string } };
 

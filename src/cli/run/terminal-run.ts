@@ -8,12 +8,12 @@ import { EXIT, exitFor } from "./exit-codes.js";
 import { failClosed } from "./fail-closed.js";
 import { describeError } from "./hints.js";
 import { KeyInput, optionKeys } from "./keys.js";
-import { COMMANDS_HELP, sidecarPlace, type RunOptions } from "./options.js";
+import { COMMANDS_HELP, type RunOptions } from "./options.js";
 import { resumeFlags } from "./resume-hint.js";
 import { readPromptLine } from "./prompt-line.js";
 import { Renderer } from "./renderer.js";
 import { PlainScreen, TtyScreen, type Screen, sameDestination } from "./screen.js";
-import { RunSession, offered } from "./session.js";
+import { type LateHooks, RunSession, offered } from "./session.js";
 import { colors, wantColor } from "./style.js";
 
 type TurnEnd = "done" | "cancelled" | "error" | "fatal" | "quit";
@@ -34,7 +34,12 @@ export class TerminalRun {
   /** Content for the next prompt: --attach, then /attach. */
   private pending: RunOptions["attachments"];
 
-  constructor(private readonly o: RunOptions) {
+  /** `session` was started with `hooks` before this run's modules were loaded; this sets their target. */
+  constructor(
+    private readonly o: RunOptions,
+    session: RunSession,
+    hooks: LateHooks,
+  ) {
     this.pending = [...o.attachments];
     const out = process.stdout;
     this.screen = out.isTTY ? new TtyScreen(out) : new PlainScreen(out);
@@ -45,13 +50,14 @@ export class TerminalRun {
       this.screen.flush();
       process.stderr.write(t);
     });
-    this.session = new RunSession({
+    this.session = session;
+    hooks.target = {
       onEvent: (sid, e) => {
         if (sid === this.session.sessionId && !this.replaying) this.r.event(e);
       },
       onPermission: (req) => (this.keys?.active ? this.ask(req) : refuse(req)),
       onSidecarLog: (t) => (this.screen.live ? this.r.note(t.trimEnd()) : process.stderr.write(t)),
-    }, sidecarPlace(o));
+    };
   }
 
   async run(prompt: string, attachmentsOnly = false): Promise<number> {
