@@ -132,14 +132,28 @@ export function thisTurn(): { mark(): void; valid(): boolean } {
   };
 }
 
+/**
+ * Sends `signal` to `target` (a pid, or -pgid for a group); the error code when that failed
+ * (ESRCH: nothing there, EPERM: not ours). The error is made without a stack trace, as in
+ * readOrNull: closing 500 sessions probes thousands of groups that are gone.
+ */
+export function kill(target: number, signal: NodeJS.Signals | 0): string | null {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    process.kill(target, signal);
+    return null;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? "EINVAL";
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Live (non-zombie) members of process group `pgid`. */
 export function groupMembers(pgid: number): number[] {
-  try {
-    process.kill(-pgid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ESRCH") return [];
-    // EPERM: a member we may not signal exists.
-  }
+  // EPERM: a member we may not signal exists.
+  if (kill(-pgid, 0) === "ESRCH") return [];
   if (!HAS_PROC) return [pgid];
   // Something answers: look closer, since zombies waiting for a reaper answer too.
   const out = (groupsSnapshot().get(pgid) ?? []).filter(stillRunning).map((p) => p.pid);
@@ -164,21 +178,9 @@ function strayGroups(pgid: number, stragglers: ProcInfo[]): number[] {
  */
 export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals, spare?: ReadonlySet<number>): void {
   const targets = spare?.size ? [...groupMembers(pgid).filter((p) => !spare.has(p)), ...strayGroups(pgid, stragglers).map((g) => -g)] : [pgid, ...strayGroups(pgid, stragglers)].map((g) => -g);
-  for (const t of targets) {
-    try {
-      process.kill(t, signal);
-    } catch {
-      // The group (or the process) is gone (ESRCH) or not ours.
-    }
-  }
-  for (const s of stragglers) {
-    if (s.pgid === pgid || !stillRunning(s)) continue;
-    try {
-      process.kill(s.pid, signal);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
+  // A target that is gone (ESRCH) or not ours fails quietly.
+  for (const t of targets) kill(t, signal);
+  for (const s of stragglers) if (s.pgid !== pgid && stillRunning(s)) kill(s.pid, signal);
 }
 
 /** What is still alive of a tree: members of its groups, and stragglers. */
@@ -191,14 +193,7 @@ export function treeSurvivors(pgid: number, stragglers: ProcInfo[]): number[] {
 
 /** True when `pid` has exited, even if nobody has reaped it yet. */
 export function hasExited(pid: number): boolean {
-  if (!HAS_PROC) {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }
+  if (!HAS_PROC) return kill(pid, 0) !== null;
   const info = readProc(pid);
   return !info || info.state === "Z" || info.state === "X";
 }
