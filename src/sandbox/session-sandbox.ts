@@ -109,7 +109,7 @@ export class SessionSandbox implements SandboxWrappers {
         // beside it reads its log (drained for its whole life, so socat never blocks on it),
         // creates the ready file when it says it listens, and passes its errors to stderr.
         forwarder = [socat, `TCP-LISTEN:${port},bind=${host},reuseaddr,fork`, `UNIX-CONNECT:${socket}`, ready];
-        script = `r=$3; "$0" -d -d "$1" "$2" 2>&1 >/dev/null </dev/null | while read -r l; do case $l in *" listening on "*) : >"$r";; *" [EF] "*) echo "a4aa sandbox: model forwarder: $l" >&2;; esac; done & shift 3; ${WAIT_READY}`;
+        script = SOCAT_FORWARDER;
       } else {
         forwarder = [process.execPath, "--max-old-space-size=32", launcher, host, String(port), socket, ready];
         script = `"$0" "$1" "$2" "$3" "$4" "$5" "$6" >/dev/null </dev/null & r=$6; shift 6; ${WAIT_READY}`;
@@ -134,6 +134,13 @@ export class SessionSandbox implements SandboxWrappers {
 
 /** Waits for the file `$r` (checked at once 200 times, a few ms, then every 5 ms for up to 5 s), then runs the command. */
 const WAIT_READY = 'i=0; while [ ! -e "$r" ] && [ $i -lt 1200 ]; do [ $i -lt 200 ] || sleep 0.005; i=$((i+1)); done; exec "$@"';
+
+/**
+ * `sh -c` with argv `socat LISTEN CONNECT READY command…`: socat in the background, its log
+ * read to the end (so that it never blocks writing it): "listening on" creates READY, its
+ * errors (E) and fatal errors (F) go to stderr; the command runs once READY exists.
+ */
+export const SOCAT_FORWARDER = `r=$3; "$0" -d -d "$1" "$2" 2>&1 >/dev/null </dev/null | while read -r l; do case $l in *" listening on "*) : >"$r";; *" "[EF]" "*) echo "a4aa sandbox: model forwarder: $l" >&2;; esac; done & shift 3; ${WAIT_READY}`;
 
 /** `A4AA_SANDBOX_FORWARDER`: `node` forces the node forwarder (launcher.ts) even where socat is installed. */
 export const FORWARDER_VAR = "A4AA_SANDBOX_FORWARDER";
