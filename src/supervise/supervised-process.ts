@@ -15,6 +15,7 @@ import { StringDecoder } from "node:string_decoder";
 import { noteCleanup } from "./cleanup-count.js";
 import { processesWithCookie } from "./cookie.js";
 import { sidecarGuard } from "./guard.js";
+import { Lineage } from "./lineage.js";
 import { descendants, hasExited, readProc, signalTree, stillRunning, treeSurvivors, type ProcInfo } from "./process-tree.js";
 
 export interface ExitInfo {
@@ -48,7 +49,6 @@ export interface StopResult {
 export const STDERR_TAIL_BYTES = 64 * 1024;
 const MAX_STDERR_LINE = 64 * 1024;
 const POLL_MS = 20;
-const TRACK_MS = 1000;
 
 /**
  * How often a ladder looks whether its tree is gone: every 20 ms, slower when many ladders
@@ -85,8 +85,7 @@ export abstract class SupervisedProcess {
   private readonly stderrListeners = new Set<(line: string) => void>();
   private readonly decoder = new StringDecoder("utf8");
   /** Descendants seen while the process ran: found again at stop even if they left the group. */
-  private readonly known = new Map<number, ProcInfo>();
-  private tracker: NodeJS.Timeout | undefined;
+  readonly lineage: Lineage;
 
   protected constructor(
     readonly pid: number,
@@ -99,16 +98,12 @@ export abstract class SupervisedProcess {
     this.exited = new Promise((r) => (this.resolveExit = r));
     live.add(this);
     sidecarGuard.watch(this.pgid, readProc(pid)?.start ?? 0);
-    // A descendant that daemonises (setsid) and then outlives its parent loses its lineage;
-    // looking now and then while the tree is whole is what lets stop() still find it.
-    this.tracker = setInterval(() => this.noteDescendants(), TRACK_MS);
-    this.tracker.unref();
+    this.lineage = new Lineage(pid);
   }
 
-  /** Records the current descendants (lanes call it at turn boundaries too). */
+  /** Records the current descendants at a turn boundary (lanes call it). */
   noteDescendants(): void {
-    if (!this.running) return;
-    for (const d of descendants(this.pid)) this.known.set(d.pid, d);
+    if (this.running) this.lineage.turnBoundary();
   }
 
   /** The process group: the child is its leader. */
@@ -145,7 +140,7 @@ export abstract class SupervisedProcess {
   protected handleExit(info: ExitInfo): void {
     if (this.exit) return;
     if (this.sandboxed) info = unwrapExit(info);
-    clearInterval(this.tracker);
+    this.lineage.stop();
     this.flushStderr();
     this.exit = info;
     this.resolveExit(info);
@@ -253,9 +248,9 @@ export abstract class SupervisedProcess {
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
     const lineage = this.running ? descendants(this.pid) : [];
-    for (const d of lineage) this.known.set(d.pid, d);
+    this.lineage.add(lineage);
     const fresh = new Set(lineage);
-    const stragglers: ProcInfo[] = [...this.known.values()].filter((p) => fresh.has(p) || stillRunning(p));
+    const stragglers: ProcInfo[] = [...this.lineage.known.values()].filter((p) => fresh.has(p) || stillRunning(p));
     // Every process of the tree the ladder saw alive, by pid and start time (for the counts).
     const seen = new Map<string, ProcInfo>();
     const see = (p: ProcInfo) => seen.set(`${p.pid}:${p.start}`, p);
