@@ -12,7 +12,7 @@
 // - one open at a time, 50 times: p50 through the WebSocket vs stdio.
 import type { ChildProcess } from "node:child_process";
 import { Conn } from "../lib/ndjson.js";
-import { DIST, MARKER, MARKER_ENV, exited, memBytes, roomFor, sleep, startSidecar, stop, track } from "../lib/proc.js";
+import { DIST, MARKER, MARKER_ENV, exited, memBytes, roomFor, settledSidecar, sleep, startSidecar, stop, track } from "../lib/proc.js";
 import { row, type Row } from "../lib/report.js";
 import { LIGHT_AGENT, lightSpec } from "../lib/specs.js";
 import { nowMs, quantile } from "../lib/stats.js";
@@ -129,12 +129,8 @@ async function viaStdio(n: number): Promise<Burst> {
  * sessions keep.
  */
 async function marginalRss(n: number): Promise<{ first: number; next: number }> {
-  const side = startSidecar(roomFor(2 * n));
+  const { side, conn, rssBefore: r0 } = await settledSidecar(2 * n);
   try {
-    const conn = new Conn(side.stdin!, side.stdout!);
-    await conn.ok("ping", {});
-    await sleep(200);
-    const r0 = memBytes(side.pid!, "VmRSS");
     const opens = async () => {
       await Promise.all(Array.from({ length: n }, () => conn.ok("session/open", { spec: lightSpec() })));
       await sleep(300);

@@ -3,7 +3,7 @@
 // and temp folders and, for network "model", the socket of its model route. Every process the
 // session runs — the agent, each per-turn CLI, each terminal — is wrapped in bubblewrap with
 // these: they share home and /tmp, and each gets its own process and network namespace.
-import { accessSync, chmodSync, constants, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { isIPv4 } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
@@ -13,6 +13,7 @@ import { registerTemp, releaseTemp, tempPrefix } from "../supervise/temp-files.j
 import { bwrapArgs, insidePath, type BwrapPlan, type SandboxFilesystem, type SandboxNetwork } from "./bwrap-args.js";
 import { ModelRelay, type Endpoint } from "./relay.js";
 import { commandRoots, inSystem, inside, installRoot } from "./roots.js";
+import { executable } from "./support.js";
 
 const LAUNCHER = fileURLToPath(new URL("./launcher.js", import.meta.url));
 
@@ -144,25 +145,12 @@ export const SOCAT_FORWARDER = `r=$3; "$0" -d -d "$1" "$2" 2>&1 >/dev/null </dev
 
 /** `A4AA_SANDBOX_FORWARDER`: `node` forces the node forwarder (launcher.ts) even where socat is installed. */
 export const FORWARDER_VAR = "A4AA_SANDBOX_FORWARDER";
-let socat: string | null | undefined;
+let socat: { path?: string } | undefined;
 
 /** socat in a system folder (shown inside every sandbox), unless told to use node. */
 function socatPath(): string | undefined {
-  if (socat === undefined) {
-    socat = null;
-    if (process.env[FORWARDER_VAR] !== "node") {
-      for (const p of ["/usr/bin/socat", "/bin/socat"]) {
-        try {
-          accessSync(p, constants.X_OK);
-          socat = p;
-          break;
-        } catch {
-          // not there
-        }
-      }
-    }
-  }
-  return socat ?? undefined;
+  socat ??= { path: process.env[FORWARDER_VAR] === "node" ? undefined : ["/usr/bin/socat", "/bin/socat"].find(executable) };
+  return socat.path;
 }
 
 /** The private home: made in `root`, shown at the agent's HOME, with the listed files copied in. */

@@ -25,7 +25,8 @@ export function sandboxSupport(): Promise<SandboxSupport> {
   return (probed ??= probe(process.env));
 }
 
-function executable(p: string): boolean {
+/** An executable regular file at `p`. */
+export function executable(p: string): boolean {
   try {
     accessSync(p, constants.X_OK);
     return statSync(p).isFile();

@@ -4,7 +4,7 @@
 // ProcessTreeKiller does — whenever it detached, and even when its parent is long gone.
 import { randomBytes } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
-import { readProc, thisTurn, type ProcInfo } from "./process-tree.js";
+import { readProc, thisTurn, withoutStacks, type ProcInfo } from "./process-tree.js";
 
 export const AGENT_COOKIE_VAR = "A4AA_AGENT_COOKIE";
 
@@ -38,13 +38,7 @@ function scan(): Map<string, ProcInfo[]> {
   if (lastScan && (scannedThisTurn.valid() || now - lastScan.at < Math.max(SCAN_TTL_MS, 4 * scanCostMs))) return lastScan.byCookie;
   const byCookie = new Map<string, ProcInfo[]>();
   // Processes that vanish mid-scan throw: without a stack trace each (they are many, and dropped).
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    scanInto(byCookie);
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+  withoutStacks(() => scanInto(byCookie));
   // From the scan's end: with thousands of processes the scan itself takes longer than the TTL.
   const end = Date.now();
   scanCostMs = end - now;

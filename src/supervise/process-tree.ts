@@ -24,34 +24,40 @@ export function readProc(pid: number): ProcInfo | null {
 }
 
 /**
- * A /proc file's text, or null once the process is gone. The error of a vanished process is
- * made without a stack trace: closing 500 sessions reads thousands of them, and capturing
- * each stack cost more than the read.
+ * Runs `fn` with errors made without a stack trace: the errors of processes that vanished
+ * (a /proc read, a signal to a gone group) are many when 500 sessions close, and capturing
+ * each stack cost more than the call.
  */
-export function readOrNull(file: string): string | null {
+export function withoutStacks<T>(fn: () => T): T {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return null;
+    return fn();
   } finally {
     Error.stackTraceLimit = limit;
   }
 }
 
+/** A /proc file's text, or null once the process is gone. */
+export function readOrNull(file: string): string | null {
+  return withoutStacks(() => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return null;
+    }
+  });
+}
+
 function childrenOf(pid: number): number[] {
   const out: number[] = [];
-  let tasks: string[];
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return out;
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+  const tasks = withoutStacks(() => {
+    try {
+      return readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return [];
+    }
+  });
   for (const t of tasks) {
     // null: the task ended meanwhile.
     const txt = readOrNull(`/proc/${pid}/task/${t}/children`)?.trim();
@@ -132,28 +138,22 @@ export function thisTurn(): { mark(): void; valid(): boolean } {
   };
 }
 
-/**
- * Sends `signal` to `target` (a pid, or -pgid for a group); the error code when that failed
- * (ESRCH: nothing there, EPERM: not ours). The error is made without a stack trace, as in
- * readOrNull: closing 500 sessions probes thousands of groups that are gone.
- */
-export function kill(target: number, signal: NodeJS.Signals | 0): string | null {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    process.kill(target, signal);
-    return null;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code ?? "EINVAL";
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+/** Sends `signal` to `target` (a pid, or -pgid for a group); the error code when that failed (ESRCH: nothing there, EPERM: not ours). */
+export function trySignal(target: number, signal: NodeJS.Signals | 0): string | null {
+  return withoutStacks(() => {
+    try {
+      process.kill(target, signal);
+      return null;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code ?? "EINVAL";
+    }
+  });
 }
 
 /** Live (non-zombie) members of process group `pgid`. */
 export function groupMembers(pgid: number): number[] {
   // EPERM: a member we may not signal exists.
-  if (kill(-pgid, 0) === "ESRCH") return [];
+  if (trySignal(-pgid, 0) === "ESRCH") return [];
   if (!HAS_PROC) return [pgid];
   // Something answers: look closer, since zombies waiting for a reaper answer too.
   const out = (groupsSnapshot().get(pgid) ?? []).filter(stillRunning).map((p) => p.pid);
@@ -179,8 +179,8 @@ function strayGroups(pgid: number, stragglers: ProcInfo[]): number[] {
 export function signalTree(pgid: number, stragglers: ProcInfo[], signal: NodeJS.Signals, spare?: ReadonlySet<number>): void {
   const targets = spare?.size ? [...groupMembers(pgid).filter((p) => !spare.has(p)), ...strayGroups(pgid, stragglers).map((g) => -g)] : [pgid, ...strayGroups(pgid, stragglers)].map((g) => -g);
   // A target that is gone (ESRCH) or not ours fails quietly.
-  for (const t of targets) kill(t, signal);
-  for (const s of stragglers) if (s.pgid !== pgid && stillRunning(s)) kill(s.pid, signal);
+  for (const t of targets) trySignal(t, signal);
+  for (const s of stragglers) if (s.pgid !== pgid && stillRunning(s)) trySignal(s.pid, signal);
 }
 
 /** What is still alive of a tree: members of its groups, and stragglers. */
@@ -193,7 +193,7 @@ export function treeSurvivors(pgid: number, stragglers: ProcInfo[]): number[] {
 
 /** True when `pid` has exited, even if nobody has reaped it yet. */
 export function hasExited(pid: number): boolean {
-  if (!HAS_PROC) return kill(pid, 0) !== null;
+  if (!HAS_PROC) return trySignal(pid, 0) !== null;
   const info = readProc(pid);
   return !info || info.state === "Z" || info.state === "X";
 }

@@ -247,9 +247,9 @@ export abstract class SupervisedProcess {
     const steps: string[] = [];
     // Descendants that moved to another group are found through their parents: look
     // before anyone exits and the lineage is lost.
-    const lineage = this.running ? descendants(this.pid) : [];
-    this.lineage.add(lineage);
-    const fresh = new Set(lineage);
+    const atStart = this.running ? descendants(this.pid) : [];
+    this.lineage.add(atStart);
+    const fresh = new Set(atStart);
     const stragglers: ProcInfo[] = [...this.lineage.known.values()].filter((p) => fresh.has(p) || stillRunning(p));
     // Every process of the tree the ladder saw alive, by pid and start time (for the counts).
     const seen = new Map<string, ProcInfo>();
@@ -279,7 +279,7 @@ export abstract class SupervisedProcess {
     // The kernel's word, not the exit event's: under load Node may report an exit late.
     const leaderGone = () => !this.running || hasExited(this.pid);
     const gone = () => leaderGone() && treeSurvivors(this.pgid, stragglers).length === 0;
-    look(false, lineage);
+    look(false, atStart);
 
     steps.push("stdin");
     this.closeInput();

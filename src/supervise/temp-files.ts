@@ -7,7 +7,7 @@ import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { sidecarGuard } from "./guard.js";
-import { readProc } from "./process-tree.js";
+import { readProc, trySignal } from "./process-tree.js";
 
 const OWNER = `o${process.pid}x${readProc(process.pid)?.start ?? 0}`;
 // a4aa-<kind>-o<pid>x<start>-<mkdtemp's 6 characters>
@@ -51,12 +51,8 @@ function ownerAlive(pid: number, start: number): boolean {
 }
 
 function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
+  const failed = trySignal(pid, 0);
+  return failed === null || failed === "EPERM";
 }
 
 /**
