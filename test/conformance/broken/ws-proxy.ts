@@ -9,6 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import WebSocket, { WebSocketServer } from "ws";
+import { freePort } from "../harness/remote.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REAL = path.resolve(here, "../../../src/cli/main.js");
@@ -28,15 +29,6 @@ export interface WsProxyHooks {
   fromSidecar?(msg: any, api: LinkApi): boolean | object | void;
   /** The host's connection ended (before the upstream one is closed). */
   onHostGone?(api: LinkApi): Promise<void> | void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The tokens of `--auth-token-file` (their order), for hooks that forge an upgrade. */

@@ -2,7 +2,7 @@
 // over a WebSocket. The listening process is a Host on its stdio like any other (so the
 // runner reports and ends it); each connection is a Host whose channel is one WebSocket:
 // one text frame, one message, both ways, every one validated as on stdio.
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import WebSocket from "ws";
@@ -10,16 +10,36 @@ import type { CheckContext } from "./context.js";
 import { Host } from "./client.js";
 import { transcriptEntry, truncate, type Channel, type Direction, type TranscriptEntry } from "./wire.js";
 
-/** A free loopback port (bound, read, released): the implementation listens on it next. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
+/**
+ * A free loopback port for the implementation to listen on next, chosen below the kernel's
+ * ephemeral range: a port bound and released inside that range can be handed at once to any
+ * process binding port 0 (with self-tests running side by side, one was, and the harness
+ * then spoke to another implementation: 401).
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let i = 0; i < 100; i++) {
+    const port = low > 11_000 ? 10_000 + Math.floor(Math.random() * (low - 10_000)) : 0;
+    const got = await new Promise<number | null>((resolve) => {
+      const s = net.createServer();
+      s.once("error", () => resolve(null));
+      s.listen(port, "127.0.0.1", () => {
+        const bound = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(bound));
+      });
     });
-  });
+    if (got !== null) return got;
+  }
+  throw new Error("no free loopback port below the ephemeral range in 100 tries");
+}
+
+/** The first port of the kernel's ephemeral range (Linux's default when unknown). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
 }
 
 /** Resolves once something accepts TCP connections on the port; false if `alive()` turns false first or time runs out. */
